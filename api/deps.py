@@ -1,0 +1,38 @@
+"""FastAPI dependencies as `Annotated` aliases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from celery import Celery
+from fastapi import Depends, Request
+
+from api.notify import ExecutionWaiter
+from registry.db import Conn
+from toolfleet.settings import Settings
+
+__all__ = ["CeleryDep", "DbDep", "SettingsDep", "WaiterDep"]
+
+
+def _db(request: Request) -> Iterator[Conn]:
+    with request.app.state.pool.connection() as conn:
+        yield conn
+
+
+def _celery(request: Request) -> Celery:
+    return request.app.state.celery  # type: ignore[no-any-return]
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def _waiter(request: Request) -> ExecutionWaiter:
+    return request.app.state.waiter  # type: ignore[no-any-return]
+
+
+DbDep = Annotated[Conn, Depends(_db)]
+CeleryDep = Annotated[Celery, Depends(_celery)]
+SettingsDep = Annotated[Settings, Depends(_settings)]
+WaiterDep = Annotated[ExecutionWaiter, Depends(_waiter)]

@@ -1,0 +1,33 @@
+"""`/api/executions`: execution records, read from Postgres."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query
+
+from api.deps import DbDep
+from registry.executions import get_execution, list_executions, to_record
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/executions", tags=["executions"])
+
+Status = Literal["queued", "running", "succeeded", "failed", "timed_out", "cancelled"]
+
+
+@router.get("", summary="Executions, newest first; page with `cursor`")
+def get_executions(
+    conn: DbDep,
+    tool: str | None = None,
+    status: Status | None = None,
+    limit: int = Query(default=50, ge=1, le=500),
+    cursor: str | None = Query(default=None, description="`next_cursor` from the previous page"),
+) -> dict[str, Any]:
+    rows, next_cursor = list_executions(conn, tool=tool, status=status, limit=limit, cursor=cursor)
+    return {"executions": [to_record(r) for r in rows], "next_cursor": next_cursor}
+
+
+@router.get("/{execution_id}", summary="One execution record")
+def get_one(execution_id: str, conn: DbDep) -> dict[str, Any]:
+    return to_record(get_execution(conn, execution_id))

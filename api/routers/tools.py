@@ -1,0 +1,146 @@
+"""`/api/form/tools`: the registry, and executing a tool."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+from api.deps import CeleryDep, DbDep, WaiterDep
+from api.schemas import ExecuteRequest, ToolCreate, ToolUpdate
+from api.source import module_path, module_source
+from registry.definitions import ToolDefinition
+from registry.executions import TERMINAL, get_execution, to_seed_shape
+from registry.tools import categories, delete_tool, get_tool, list_tools, upsert_tool
+from registry.workers import availability, list_workers
+from workers.dispatch import submit
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/form", tags=["tools"])
+
+
+def _tool_view(tool: ToolDefinition, live: list[dict[str, Any]]) -> dict[str, Any]:
+    avail = availability(tool, live)
+    return {
+        **tool.model_dump(),
+        "available": avail.available,
+        "availability": "green" if avail.available else "red",
+        "hosts": avail.hosts,
+        "missing_env": avail.missing_env,
+        "unavailable_reason": avail.reason or None,
+    }
+
+
+@router.get("/tools", summary="All registered tools with their availability")
+def get_tools(conn: DbDep, category: str | None = None) -> dict[str, Any]:
+    live = list_workers(conn)
+    return {"tools": [_tool_view(t, live) for t in list_tools(conn, category)], "failed": []}
+
+
+@router.get("/categories", summary="Categories (one Celery queue each) with tool and worker counts")
+def get_categories(conn: DbDep) -> dict[str, Any]:
+    live = list_workers(conn)
+    out = []
+    for row in categories(conn):
+        workers = [w for w in live if w["category"] == row["category"]]
+        out.append({"category": row["category"], "queue": row["category"], "tools": row["tools"],
+                    "enabled": row["enabled"], "workers": len(workers),
+                    "hosts": sorted({w["host"] for w in workers})})
+    return {"categories": out}
+
+
+@router.get("/tools/{name}", summary="One tool: definition, availability and code")
+def get_one(name: str, conn: DbDep) -> dict[str, Any]:
+    tool = get_tool(conn, name)
+    return {**_tool_view(tool, list_workers(conn)), "code": module_source(tool.module)}
+
+
+@router.get("/tools/{name}/code", summary="The executable's source")
+def get_code(name: str, conn: DbDep) -> dict[str, Any]:
+    tool = get_tool(conn, name)
+    return {"name": tool.name, "module": tool.module, "run_file": tool.run_file, "code": module_source(tool.module)}
+
+
+@router.post("/tools", status_code=201, summary="Register a definition for an existing executable module")
+def create_tool(body: ToolCreate, conn: DbDep) -> dict[str, Any]:
+    module = body.module or f"executables.{body.category}.{body.run_file.removesuffix('.py')}"
+    if module_path(module) is None:
+        raise HTTPException(422, f"no executable module {module!r} on this server; built-in modules live under "
+                                 "executables/<category>/<run_file>. Set `module` to an existing one")
+    unknown = sorted(set(body.params_schemas) - set(body.actions))
+    if unknown:
+        raise HTTPException(422, f"params_schemas names actions not in `actions`: {', '.join(unknown)}")
+    data = body.model_dump()
+    data.update(module=module, builtin=False, version=1)
+    definition = ToolDefinition(**data)
+    try:
+        with conn.transaction():
+            if conn.execute("SELECT 1 FROM tools WHERE name = %s FOR UPDATE", (body.name,)).fetchone():
+                raise HTTPException(409, f"a tool named {body.name!r} exists; change it with PUT /api/form/tools/"
+                                         f"{body.name}")
+            stored = upsert_tool(conn, definition)
+    except psycopg.errors.UniqueViolation:
+        raise HTTPException(409, f"a tool named {body.name!r} exists") from None
+    return _tool_view(stored, list_workers(conn))
+
+
+@router.put("/tools/{name}", summary="Change a tool's definition (makes a new version)")
+def update_tool(name: str, body: ToolUpdate, conn: DbDep) -> dict[str, Any]:
+    with conn.transaction():
+        current = get_tool(conn, name)
+        changes = body.model_dump(exclude_none=True)
+        try:
+            updated = ToolDefinition(**{**current.model_dump(), **changes})
+        except ValidationError as exc:
+            raise HTTPException(422, f"invalid tool definition: {exc.errors(include_url=False)}") from None
+        unknown = sorted(set(updated.params_schemas) - set(updated.actions))
+        if unknown:
+            raise HTTPException(422, f"params_schemas names actions not in `actions`: {', '.join(unknown)}")
+        stored = upsert_tool(conn, updated, bump_version=True)
+    return _tool_view(stored, list_workers(conn))
+
+
+@router.delete("/tools/{name}", status_code=204, summary="Remove a tool from the registry")
+def remove_tool(name: str, conn: DbDep) -> Response:
+    delete_tool(conn, name)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/tools/{name}/execute",
+    status_code=202,
+    summary="Queue an execution; with ?wait=SECONDS answer the finished result when it is done in time",
+)
+async def execute(
+    name: str,
+    body: ExecuteRequest,
+    celery: CeleryDep,
+    waiter: WaiterDep,
+    conn: DbDep,
+    wait: float | None = Query(default=None, ge=0, le=300, description="seconds to wait for the result"),
+) -> JSONResponse:
+    row = await run_in_threadpool(submit, conn, celery, tool_name=name, action=body.action, params=body.params,
+                                  target=body.target, idempotency_key=body.idempotency_key)
+    execution_id = str(row["id"])
+    if wait:
+        deadline = time.monotonic() + wait
+        async with waiter.watch(execution_id) as event:
+            while True:
+                row = await run_in_threadpool(get_execution, conn, execution_id)
+                if row["status"] in TERMINAL:
+                    return JSONResponse(to_seed_shape(row), status_code=200)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                await waiter.sleep(event, remaining)
+    return JSONResponse(
+        {"execution_id": execution_id, "status": row["status"], "tool_name": row["tool_name"],
+         "action": row["action"], "queue": row["queue"], "url": f"/api/executions/{execution_id}"},
+        status_code=202,
+    )

@@ -1,0 +1,51 @@
+"""Request bodies the API accepts (responses are plain dicts built by the registry)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from registry.definitions import CATEGORY_PATTERN, NAME_PATTERN
+
+__all__ = ["ExecuteRequest", "ToolCreate", "ToolUpdate"]
+
+
+class ExecuteRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: str = Field(min_length=1, max_length=128)
+    params: dict[str, Any] = Field(default_factory=dict)
+    target: str | None = Field(default=None, max_length=253, description="pin the execution to this host")
+    idempotency_key: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class ToolCreate(BaseModel):
+    """Register a definition for an executable module that already exists on the workers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN)
+    description: str = Field(default="", max_length=4000)
+    category: str = Field(pattern=CATEGORY_PATTERN)
+    actions: list[str] = Field(min_length=1)
+    run_file: str = Field(pattern=r"^[a-z_][a-z0-9_]*\.py$", description="e.g. 'introspect.py'")
+    run_type: str = Field(default="python", pattern="^python$")
+    module: str | None = Field(default=None, pattern=r"^executables(\.[a-z_][a-z0-9_]*)+$")
+    requires_env: list[str] = Field(default_factory=list)
+    weight: float = Field(default=0.5, ge=0, le=1)
+    enabled: bool = True
+    time_limit_s: float = Field(default=60, gt=0, le=86_400)
+    params_schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class ToolUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str | None = Field(default=None, max_length=4000)
+    requires_env: list[str] | None = None
+    weight: float | None = Field(default=None, ge=0, le=1)
+    enabled: bool | None = None
+    time_limit_s: float | None = Field(default=None, gt=0, le=86_400)
+    actions: list[str] | None = Field(default=None, min_length=1)
+    params_schemas: dict[str, dict[str, Any]] | None = None

@@ -1,0 +1,3 @@
+"""toolfleet: distributed tool execution for AI agents."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+from toolfleet.cli import main
+
+main()

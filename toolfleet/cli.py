@@ -1,0 +1,112 @@
+"""The `toolfleet` command."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from toolfleet.errors import ToolfleetError
+from toolfleet.settings import get_settings
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(help="toolfleet: distributed tool execution for AI agents.", no_args_is_help=True,
+                  add_completion=False)
+
+
+def _fail(exc: Exception) -> None:
+    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(2)
+
+
+@app.command()
+def up(
+    concurrency: int = typer.Option(2, min=1, help="worker processes per category"),
+    flower: bool = typer.Option(True, help="start Flower too"),
+) -> None:
+    """Start everything (embedded Postgres and Redis unless URLs are set, API, a worker per category, Flower)."""
+    from toolfleet.stack import Stack
+
+    stack = Stack(get_settings(), concurrency=concurrency, flower=flower)
+    code = 1
+    try:
+        stack.start_services()
+        stack.migrate()
+        stack.start_children()
+        code = stack.watch()
+    except (ToolfleetError, RuntimeError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    except KeyboardInterrupt:
+        code = 0
+    finally:
+        stack.stop()
+    raise typer.Exit(code)
+
+
+@app.command()
+def migrate() -> None:
+    """Apply schema migrations and load the built-in tools (starts the embedded Postgres if it is needed)."""
+    from registry.migrate import migrate as run_migrations
+    from toolfleet.services import EmbeddedPostgres, database_url
+
+    s = get_settings()
+    pg = None
+    try:
+        if not s.database_url:
+            pg = EmbeddedPostgres(s.state_path() / "postgres", s.embedded_pg_port)
+            if pg.is_running():
+                pg = None
+            else:
+                typer.echo("starting the embedded PostgreSQL for the migration ...")
+                pg.start()
+        names = run_migrations(database_url(s))
+        typer.echo(f"schema at head; {len(names)} built-in tools registered: {', '.join(names)}")
+    except ToolfleetError as exc:
+        _fail(exc)
+    finally:
+        if pg is not None:
+            pg.stop()
+
+
+@app.command()
+def worker(
+    category: str = typer.Option(..., help="the tool category (queue) to consume, e.g. browser"),
+    concurrency: int = typer.Option(2, min=1, help="parallel executions in this worker"),
+    hostname: str | None = typer.Option(None, help="host name for targeted queues (default: this machine's)"),
+    name: str | None = typer.Option(None, help="Celery node name (default: <category>.<pid>@<host>)"),
+    loglevel: str = typer.Option("INFO"),
+) -> None:
+    """Run a worker consuming `<category>` and `<category>@<hostname>`."""
+    from workers.worker import run_worker
+
+    try:
+        run_worker(category, concurrency=concurrency, host=hostname, name=name, loglevel=loglevel)
+    except ToolfleetError as exc:
+        _fail(exc)
+
+
+@app.command()
+def api(
+    host: str | None = typer.Option(None, help="listen address (default TOOLFLEET_API_HOST)"),
+    port: int | None = typer.Option(None, help="port (default TOOLFLEET_API_PORT)"),
+) -> None:
+    """Run the HTTP API alone (against DATABASE_URL/BROKER_URL or the embedded services)."""
+    import uvicorn
+
+    from api.app import create_app
+    from toolfleet.services import check_database
+
+    s = get_settings()
+    try:
+        check_database()
+    except ToolfleetError as exc:
+        _fail(exc)
+    uvicorn.run(create_app(s), host=host or s.api_host, port=port or s.api_port)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

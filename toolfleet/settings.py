@@ -1,0 +1,56 @@
+"""Settings for every toolfleet process, read from the environment.
+
+`DATABASE_URL` and `BROKER_URL` are the two that matter in production. When they
+are unset, toolfleet uses the embedded services that `toolfleet up` starts in the
+state folder. Everything else is prefixed `TOOLFLEET_`.
+"""
+
+from __future__ import annotations
+
+import socket
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "get_settings"]
+
+
+class Settings(BaseSettings):
+    """All configuration; build it with :func:`get_settings`, never at import time."""
+
+    model_config = SettingsConfigDict(env_prefix="TOOLFLEET_", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "TOOLFLEET_DATABASE_URL")
+    )
+    broker_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("BROKER_URL", "TOOLFLEET_BROKER_URL")
+    )
+    state_dir: Path = Path(".toolfleet")
+
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    flower_port: int = 5555
+    embedded_pg_port: int = 15432
+    embedded_redis_port: int = 16379
+
+    hostname: str = Field(default_factory=socket.gethostname)
+    heartbeat_interval_s: float = 5.0
+    visibility_timeout_s: int = 3600
+    publish_timeout_s: float = 5.0
+    default_time_limit_s: float = 60.0
+    hard_limit_grace_s: float = 5.0
+
+    workspace_dir: Path = Path(".toolfleet/workspace")
+    chromium_path: str = "/usr/bin/chromium"
+
+    def state_path(self) -> Path:
+        return self.state_dir.expanduser().resolve()
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, built on first use."""
+    return Settings()

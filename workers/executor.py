@@ -1,0 +1,139 @@
+"""The L2 executor: claim an execution, run its tool under limits, record the outcome.
+
+Plain functions over a Postgres connection, so they can be tested without a broker;
+the Celery task in `workers.tasks` only calls `run_execution`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import logging
+import os
+import time
+import traceback
+from typing import Any
+
+import psycopg
+from billiard.exceptions import SoftTimeLimitExceeded
+from pydantic_core import to_jsonable_python
+
+from registry.db import Conn, connect
+from registry.executions import finish_execution, start_execution
+
+__all__ = ["MAX_ATTEMPTS", "call_tool", "describe_error", "run_execution", "worker_connection", "record_timeout"]
+
+log = logging.getLogger("toolfleet.executor")
+
+#: deliveries after which an execution whose worker keeps dying is failed instead of retried
+MAX_ATTEMPTS = 3
+
+_conn: Conn | None = None
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _reset_after_fork() -> None:
+    global _conn, _loop
+    _conn, _loop = None, None
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def worker_connection() -> Conn:
+    """This process's connection, reopened when it was lost."""
+    global _conn
+    if _conn is None or _conn.closed or _conn.broken:
+        _conn = connect()
+    return _conn
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    # one loop per process, so async tools can keep state (e.g. browser sessions) between executions
+    global _loop
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+    return _loop
+
+
+def call_tool(module_name: str, action: str, params: dict[str, Any]) -> Any:
+    """Import the executable and call `run(action, params)`, awaiting it when it is async."""
+    module = importlib.import_module(module_name)
+    run = getattr(module, "run", None)
+    if not callable(run):
+        raise TypeError(f"{module_name} has no run(action, params) function")
+    result = run(action, params)
+    if inspect.isawaitable(result):
+        result = _event_loop().run_until_complete(result)
+    return result
+
+
+def describe_error(exc: BaseException) -> dict[str, Any]:
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc) or type(exc).__name__,
+        "traceback": "".join(traceback.format_exception(exc)),
+    }
+
+
+def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> str | None:
+    """Run one execution to its terminal state; answers that state, or None when it was already over."""
+    conn = conn or worker_connection()
+    claim = start_execution(conn, execution_id, worker)
+    if claim is None:
+        log.info("execution %s already finished; dropping the redelivered message", execution_id)
+        return None
+    attempt = claim["attempts"]
+    if attempt > MAX_ATTEMPTS:
+        finish_execution(conn, execution_id, attempt, "failed", error={
+            "type": "WorkerLost",
+            "message": f"the worker running this execution died {attempt - 1} times "
+                       "(killed, crashed or out of memory); not retrying",
+            "traceback": None,
+        })
+        return "failed"
+    started = time.monotonic()
+    output: Any = None
+    error: dict[str, Any] | None = None
+    try:
+        output = to_jsonable_python(call_tool(claim["module"], claim["action"], claim["params"]), fallback=repr)
+        status = "succeeded"
+    except SoftTimeLimitExceeded:
+        status = "timed_out"
+        error = {"type": "TimeLimitExceeded",
+                 "message": f"{claim['tool_name']}.{claim['action']} ran past its time limit of "
+                            f"{claim['time_limit_s']:g}s and was stopped",
+                 "traceback": None}
+    except (Exception, SystemExit) as exc:
+        status = "failed"
+        error = describe_error(exc)
+    duration_ms = (time.monotonic() - started) * 1000.0
+    try:
+        written = finish_execution(conn, execution_id, attempt, status, output=output, error=error,
+                                   duration_ms=duration_ms)
+    except psycopg.OperationalError:
+        conn = worker_connection()  # one reconnect; the message is redelivered if this fails too
+        written = finish_execution(conn, execution_id, attempt, status, output=output, error=error,
+                                   duration_ms=duration_ms)
+    if not written:
+        log.warning("execution %s attempt %s finished but a newer attempt or a cancel owns it", execution_id, attempt)
+    return status
+
+
+def record_timeout(execution_id: str) -> None:
+    """The hard time limit killed the process running the tool: end the row as timed_out."""
+    conn = worker_connection()
+    conn.execute(
+        """
+        UPDATE executions e SET status = 'timed_out', finished_at = clock_timestamp(),
+               duration_ms = EXTRACT(EPOCH FROM clock_timestamp() - e.started_at) * 1000,
+               error = jsonb_build_object(
+                   'type', 'TimeLimitExceeded', 'traceback', NULL,
+                   'message', e.tool_name || '.' || e.action || ' ignored its time limit of '
+                              || t.time_limit_s || 's and its process was killed')
+        FROM tools t
+        WHERE e.id = %s AND e.status = 'running' AND t.name = e.tool_name
+        """,
+        (execution_id,),
+    )

@@ -1,0 +1,99 @@
+"""Start a worker for one category: consume `<category>` and `<category>@<host>`, heartbeat into Postgres."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+from celery import signals
+
+from registry.db import connect
+from registry.workers import heartbeat, mark_stopped
+from toolfleet.errors import ServiceUnavailable
+from toolfleet.names import queues_for_worker
+from toolfleet.services import check_broker, check_database
+from toolfleet.settings import Settings, get_settings
+from workers.app import create_app
+from workers.tasks import register
+
+__all__ = ["Heartbeat", "run_worker"]
+
+log = logging.getLogger("toolfleet.worker")
+
+
+class Heartbeat:
+    """A thread in the worker's main process that upserts its row every few seconds."""
+
+    def __init__(self, *, name: str, host: str, category: str, queues: list[str], concurrency: int,
+                 interval: float) -> None:
+        self.name, self.host, self.category, self.queues = name, host, category, queues
+        self.concurrency, self.interval = concurrency, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="toolfleet-heartbeat", daemon=True)
+
+    def env_present(self, conn: Any) -> list[str]:
+        """Which env names the tools of this category need that are set here (names only, never values)."""
+        rows = conn.execute("SELECT DISTINCT unnest(requires_env) AS env FROM tools WHERE category = %s",
+                            (self.category,)).fetchall()
+        return sorted(r["env"] for r in rows if os.environ.get(r["env"]))
+
+    def beat(self) -> None:
+        with connect() as conn:
+            heartbeat(conn, name=self.name, host=self.host, category=self.category, queues=self.queues,
+                      env_present=self.env_present(conn), pid=os.getpid(), concurrency=self.concurrency)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.beat()
+            except Exception as exc:  # keep beating through a Postgres restart
+                log.warning("heartbeat failed: %s", exc)
+            self._stop.wait(self.interval)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        try:
+            with connect() as conn:
+                mark_stopped(conn, self.name)
+        except Exception as exc:
+            log.warning("could not mark worker stopped: %s", exc)
+
+
+def _check_schema() -> None:
+    with connect() as conn:
+        if conn.execute("SELECT to_regclass('public.executions') AS t").fetchone()["t"] is None:  # type: ignore[index]
+            raise ServiceUnavailable("the database has no toolfleet schema; run `toolfleet migrate`")
+
+
+def run_worker(category: str, *, concurrency: int = 2, host: str | None = None, name: str | None = None,
+               loglevel: str = "INFO", settings: Settings | None = None) -> None:
+    """Run a Celery worker for `category` in this process until it is stopped."""
+    s = settings or get_settings()
+    host = host or s.hostname
+    check_database()
+    check_broker()
+    _check_schema()
+    queues = queues_for_worker(category, host)
+    node = name or f"{category}.{os.getpid()}@{host}"
+    app = create_app(s)
+    register(app)
+    beat = Heartbeat(name=node, host=host, category=category, queues=queues, concurrency=concurrency,
+                     interval=s.heartbeat_interval_s)
+
+    def on_ready(**_: Any) -> None:
+        beat.start()
+
+    def on_shutdown(**_: Any) -> None:
+        beat.stop()
+
+    signals.worker_ready.connect(on_ready, weak=False)
+    signals.worker_shutdown.connect(on_shutdown, weak=False)
+    app.worker_main([
+        "worker", "--queues", ",".join(queues), "--hostname", node, "--concurrency", str(concurrency),
+        "--pool", "prefork", "--loglevel", loglevel, "--without-gossip", "--without-mingle",
+    ])
