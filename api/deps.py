@@ -21,15 +21,15 @@ def _db(request: Request) -> Iterator[Conn]:
 
 
 def _celery(request: Request) -> Celery:
-    return request.app.state.celery  # type: ignore[no-any-return]
+    return request.app.state.celery
 
 
 def _settings(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
+    return request.app.state.settings
 
 
 def _waiter(request: Request) -> ExecutionWaiter:
-    return request.app.state.waiter  # type: ignore[no-any-return]
+    return request.app.state.waiter
 
 
 DbDep = Annotated[Conn, Depends(_db)]

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
+from collections.abc import AsyncIterator
 
 import psycopg
 
@@ -50,7 +51,7 @@ class ExecutionWaiter:
                 await asyncio.sleep(1.0)
 
     @contextlib.asynccontextmanager
-    async def watch(self, execution_id: str):  # type: ignore[no-untyped-def]
+    async def watch(self, execution_id: str) -> AsyncIterator[asyncio.Event]:
         """Register before reading the row, so no notification falls between the read and the wait."""
         event = asyncio.Event()
         self._events[execution_id].add(event)

@@ -16,7 +16,7 @@ from workers import executor
 __all__ = ["register"]
 
 
-class ExecuteTask(Task):  # type: ignore[misc]
+class ExecuteTask(Task):
     def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: ExceptionInfo) -> None:
         # runs in the worker's main process when the hard time limit killed the pool process
         if isinstance(exc, TimeLimitExceeded) and args:

@@ -6,7 +6,7 @@ from sqlalchemy import create_engine, text
 
 MIGRATION_LOCK = 7_340_114_001
 
-url = context.config.get_main_option("sqlalchemy.url")
+url = context.config.get_main_option("sqlalchemy.url") or ""
 engine = create_engine(url)
 with engine.connect() as connection:
     connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK})
