@@ -18,7 +18,6 @@ import json
 import os
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -149,7 +148,7 @@ def main() -> None:
         results = redis.Redis.from_url(results_url)
         print(f"warming up; then {args.n} executions each, {args.concurrency} worker processes, "
               f"{args.clients} submitters", flush=True)
-        for i in range(20):
+        for _ in range(20):
             app.send_task("bench.noop", args=["warm", time.time()], queue="bare")
         with connect(pg.url) as conn:
             warm = [str(submit(conn, app, tool_name="diag", action="echo", params={})["id"]) for _ in range(20)]
