@@ -17,8 +17,22 @@ ensure_python() {
   fi
 }
 
+ensure_chromium() {
+  local chromium=${TOOLFLEET_CHROMIUM_PATH:-/usr/bin/chromium}
+  [ -x "$chromium" ] && return 0
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    say "• installing Debian's chromium package for the browser tools"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "note: no Chromium at $chromium: the browser tool fails until you install it (apt install chromium)" \
+         "or set TOOLFLEET_CHROMIUM_PATH" >&2
+  fi
+}
+
 ensure_venv() {
   ensure_python
+  ensure_chromium
   if [ ! -x .venv/bin/python ]; then
     say "• creating .venv with $("$PYTHON" --version)"
     "$PYTHON" -m venv .venv
@@ -27,6 +41,8 @@ ensure_venv() {
   want=$(cat pyproject.toml deploy/dev.sh | sha256sum | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     say "• installing toolfleet and its dependencies into .venv (first run takes a few minutes)"
+    # torch first, pinned: 2.13.0 is the CPU build; a looser spec would pull gigabytes of CUDA packages
+    .venv/bin/pip install --progress-bar off -q 'torch==2.13.0'
     .venv/bin/pip install --progress-bar off -q -e '.[dev]'
     echo "$want" > "$stamp"
   fi

@@ -171,6 +171,7 @@ def to_record(row: dict[str, Any]) -> dict[str, Any]:
         "started_at": _iso(row["started_at"]),
         "finished_at": _iso(row["finished_at"]),
         "duration_ms": row["duration_ms"],
+        "log": row.get("log", ""),
         "success": row["status"] == "succeeded",
     }
 

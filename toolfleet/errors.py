@@ -8,6 +8,8 @@
     ├── ToolDisabled            the tool exists but is switched off
     ├── ToolUnavailable         no live worker can run it (carries the missing env names)
     ├── ExecutableError         the tool's own code failed (permanent)
+    │   ├── ToolTimeout         the tool's own deadline passed (recorded as timed_out)
+    │   └── PathEscape          a path resolves outside the workspace root
     ├── RetryableError(delay=)  a transient failure the executor may retry
     └── ExecutionNotFound       no execution with that id
 """
@@ -25,6 +27,8 @@ __all__ = [
     "ToolDisabled",
     "ToolUnavailable",
     "ExecutableError",
+    "ToolTimeout",
+    "PathEscape",
     "RetryableError",
     "ExecutionNotFound",
 ]
@@ -74,6 +78,14 @@ class ToolUnavailable(ToolfleetError):
 
 class ExecutableError(ToolfleetError):
     """A permanent failure inside a tool's own code."""
+
+
+class ToolTimeout(ExecutableError):
+    """The tool's own deadline passed (e.g. a command's timeout); recorded as `timed_out`."""
+
+
+class PathEscape(ExecutableError):
+    """A path that resolves outside the workspace root."""
 
 
 class RetryableError(ToolfleetError):

@@ -80,8 +80,10 @@ class Stack:
         self.children.append(Child("api", [py, "-m", "uvicorn", "--factory", "api.app:create_app", "--host",
                                            s.api_host, "--port", str(s.api_port), "--log-level", "warning"]))
         for category in self.categories:
+            # browser sessions live in one process, so the browser worker runs one at a time
+            concurrency = 1 if category == "browser" else self.concurrency
             self.children.append(Child(f"worker-{category}", [
-                py, "-m", "toolfleet", "worker", "--category", category, "--concurrency", str(self.concurrency),
+                py, "-m", "toolfleet", "worker", "--category", category, "--concurrency", str(concurrency),
                 "--loglevel", "WARNING"]))
         if self.flower:
             self.children.append(Child("flower", [py, "-m", "celery", "--broker", broker_url(s), "flower",
@@ -102,7 +104,7 @@ class Stack:
         _say(f"  API       http://{host}:{s.api_port}        (OpenAPI docs: http://{host}:{s.api_port}/docs)")
         if self.flower:
             _say(f"  Flower    http://{host}:{s.flower_port}")
-        _say(f"  Workers   {', '.join(self.categories)} (concurrency {self.concurrency} each)")
+        _say(f"  Workers   {', '.join(self.categories)} (concurrency {self.concurrency} each; browser 1)")
         _say(f"  Logs      {logs}")
         _say("Press Ctrl-C to stop everything.")
 

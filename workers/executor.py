@@ -21,6 +21,8 @@ from pydantic_core import to_jsonable_python
 
 from registry.db import Conn, connect
 from registry.executions import finish_execution, start_execution
+from toolfleet.errors import ToolTimeout
+from workers.context import ExecutionContext, activate, append_log, reset
 
 __all__ = ["MAX_ATTEMPTS", "call_tool", "describe_error", "run_execution", "worker_connection", "record_timeout"]
 
@@ -93,6 +95,9 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> s
             "traceback": None,
         })
         return "failed"
+    ctx = ExecutionContext(execution_id=str(execution_id), tool=claim["tool_name"], action=claim["action"],
+                           worker=worker, attempt=attempt)
+    token = activate(ctx)
     started = time.monotonic()
     output: Any = None
     error: dict[str, Any] | None = None
@@ -105,9 +110,18 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> s
                  "message": f"{claim['tool_name']}.{claim['action']} ran past its time limit of "
                             f"{claim['time_limit_s']:g}s and was stopped",
                  "traceback": None}
+    except ToolTimeout as exc:
+        status = "timed_out"
+        error = describe_error(exc)
     except (Exception, SystemExit) as exc:
         status = "failed"
         error = describe_error(exc)
+    finally:
+        try:
+            append_log("", force=True)
+        except Exception as exc:  # the log is best effort; the terminal state is not
+            log.warning("could not flush the execution log: %s", exc)
+        reset(token)
     duration_ms = (time.monotonic() - started) * 1000.0
     try:
         written = finish_execution(conn, execution_id, attempt, status, output=output, error=error,

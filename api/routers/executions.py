@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from api.deps import DbDep
+from registry.artifacts import get_artifact, list_artifacts
 from registry.executions import get_execution, list_executions, to_record
 
 __all__ = ["router"]
@@ -31,3 +32,16 @@ def get_executions(
 @router.get("/{execution_id}", summary="One execution record")
 def get_one(execution_id: str, conn: DbDep) -> dict[str, Any]:
     return to_record(get_execution(conn, execution_id))
+
+
+@router.get("/{execution_id}/artifacts", summary="Files the execution produced")
+def get_artifacts(execution_id: str, conn: DbDep) -> dict[str, Any]:
+    get_execution(conn, execution_id)
+    return {"artifacts": list_artifacts(conn, execution_id)}
+
+
+@router.get("/{execution_id}/artifacts/{name}", summary="One artifact's bytes (e.g. a screenshot PNG)")
+def get_artifact_bytes(execution_id: str, name: str, conn: DbDep) -> Response:
+    get_execution(conn, execution_id)
+    row = get_artifact(conn, execution_id, name)
+    return Response(content=bytes(row["data"]), media_type=row["content_type"])

@@ -1,0 +1,1 @@
+"""Tools for the `browser` queue: Playwright-driven Chromium, web fetch and search."""

@@ -1,0 +1,1 @@
+"""Tools for the `feeds` queue: RSS/Atom, notifications, GitHub."""

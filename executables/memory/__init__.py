@@ -1,0 +1,1 @@
+"""Tools for the `memory` queue, all stored in Postgres."""
