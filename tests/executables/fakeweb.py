@@ -58,7 +58,7 @@ class FakeWeb:
     def received(self, path: str) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"] == path]
 
-    def _routes(self) -> dict[tuple[str, str], Callable[[dict[str, Any]], tuple[int, str, bytes]]]:
+    def _routes(self) -> dict[tuple[str, str], Callable[[dict[str, Any]], Any]]:
         def html(body: str) -> Callable[[dict[str, Any]], tuple[int, str, bytes]]:
             return lambda req: (200, "text/html; charset=utf-8", body.encode())
 
@@ -112,6 +112,10 @@ class FakeWeb:
             ("GET", "/atom"): lambda req: (200, "application/atom+xml", ATOM.encode()),
             ("GET", "/not-a-feed"): lambda req: (200, "application/json", b'{"hello": "world"}'),
             ("GET", "/never"): never,
+            ("GET", "/setcookie"): lambda req: (200, "text/html", b"<title>cookie set</title>ok",
+                                                {"set-cookie": "visitor=alice; Max-Age=3600; Path=/"}),
+            ("GET", "/whoami"): lambda req: (200, "text/html", (
+                "<title>whoami</title><body>cookie: " + req["headers"].get("cookie", "none") + "</body>").encode()),
             ("GET", "/big"): lambda req: (200, "text/plain", b"x" * 3_000_000),
             ("POST", "/slack"): lambda req: (200, "text/plain", b"ok"),
             ("POST", "/hook"): json_ok({"received": True}),
@@ -141,9 +145,12 @@ class FakeWeb:
                        "json": json.loads(raw) if raw and "json" in self.headers.get("content-type", "") else None}
                 web.requests.append(req)
                 route = web._routes().get((method, parts.path))
-                status, ctype, body = route(req) if route else (404, "text/plain", b"not found")
+                answer = route(req) if route else (404, "text/plain", b"not found")
+                status, ctype, body = answer[:3]
                 try:
                     self.send_response(status)
+                    for name, value in (answer[3] if len(answer) > 3 else {}).items():  # type: ignore[misc]
+                        self.send_header(name, value)
                     self.send_header("content-type", ctype)
                     self.send_header("content-length", str(len(body)))
                     self.end_headers()
