@@ -7,9 +7,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from api.embedder import EmbedderHolder
 from api.errors import install_error_handlers
 from api.notify import ExecutionWaiter
-from api.routers import executions, tools, workers
+from api.routers import discovery, executions, tools, workers
 from registry.db import make_pool
 from toolfleet.services import database_url
 from toolfleet.settings import Settings, get_settings
@@ -29,6 +30,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.pool.open(wait=True, timeout=10)
         app.state.celery = create_celery(s)
         app.state.waiter = ExecutionWaiter(url)
+        app.state.embedder = EmbedderHolder()
+        if s.preload_embedder:
+            app.state.embedder.start()
         await app.state.waiter.start()
         try:
             yield
@@ -43,6 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    app.include_router(discovery.router)
     app.include_router(tools.router)
     app.include_router(executions.router)
     app.include_router(workers.router)

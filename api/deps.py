@@ -8,11 +8,12 @@ from typing import Annotated
 from celery import Celery
 from fastapi import Depends, Request
 
+from api.embedder import EmbedderHolder
 from api.notify import ExecutionWaiter
 from registry.db import Conn
 from toolfleet.settings import Settings
 
-__all__ = ["CeleryDep", "DbDep", "SettingsDep", "WaiterDep"]
+__all__ = ["CeleryDep", "DbDep", "EmbedderDep", "SettingsDep", "WaiterDep"]
 
 
 def _db(request: Request) -> Iterator[Conn]:
@@ -32,7 +33,12 @@ def _waiter(request: Request) -> ExecutionWaiter:
     return request.app.state.waiter
 
 
+def _embedder(request: Request) -> EmbedderHolder:
+    return request.app.state.embedder
+
+
 DbDep = Annotated[Conn, Depends(_db)]
 CeleryDep = Annotated[Celery, Depends(_celery)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 WaiterDep = Annotated[ExecutionWaiter, Depends(_waiter)]
+EmbedderDep = Annotated[EmbedderHolder, Depends(_embedder)]

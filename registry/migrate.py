@@ -9,6 +9,8 @@ from alembic.config import Config
 
 from registry.builtins import builtin_definitions
 from registry.db import connect
+from registry.discovery import refresh_search
+from registry.embeddings import try_embedder
 from registry.tools import upsert_tool
 from toolfleet.services import check_database, database_url
 
@@ -26,6 +28,7 @@ def migrate(url: str | None = None) -> list[str]:
     cfg.set_main_option("sqlalchemy.url", url.replace("postgresql://", "postgresql+psycopg://", 1))
     command.upgrade(cfg, "head")
     names = []
+    stored = []
     with connect(url) as conn:
         for definition in builtin_definitions():
             current = conn.execute("SELECT params_schemas, actions, version, enabled FROM tools WHERE name = %s",
@@ -35,6 +38,7 @@ def migrate(url: str | None = None) -> list[str]:
             if current is not None:
                 kept = {"version": current["version"], "enabled": current["enabled"]}
                 definition = definition.model_copy(update=kept)
-            upsert_tool(conn, definition, bump_version=changed)
+            stored.append(upsert_tool(conn, definition, bump_version=changed))
             names.append(definition.name)
+        refresh_search(conn, stored, try_embedder())
     return names

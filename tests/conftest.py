@@ -17,6 +17,8 @@ import httpx
 import pytest
 
 from registry.db import connect
+from registry.discovery import refresh_search
+from registry.embeddings import try_embedder
 from registry.migrate import migrate
 from registry.tools import upsert_tool
 from toolfleet.services import EmbeddedPostgres, EmbeddedRedis
@@ -67,10 +69,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         import importlib
 
         with connect(pg.url) as conn:
+            stored = []
             for name in SAMPLE_TOOLS:
                 module = f"tests.sample_tools.{name}"
                 spec = importlib.import_module(module).TOOL
-                upsert_tool(conn, spec.definition(module).model_copy(update={"builtin": False}))
+                stored.append(upsert_tool(conn, spec.definition(module).model_copy(update={"builtin": False})))
+            refresh_search(conn, stored, try_embedder())
         yield Stack(root, env, pg.url, redis.url, logs)
     finally:
         redis.stop()

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     hard_limit_grace_s: float = 5.0
 
     workspace_dir: Path = Path(".toolfleet/workspace")
+    embedding_model: str | None = None  # a local sentence-transformers folder; default: the bundled MiniLM
+    preload_embedder: bool = True
     chromium_path: str = "/usr/bin/chromium"
 
     def state_path(self) -> Path:

@@ -11,10 +11,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from api.deps import CeleryDep, DbDep, WaiterDep
+from api.deps import CeleryDep, DbDep, EmbedderDep, WaiterDep
 from api.schemas import ExecuteRequest, ToolCreate, ToolUpdate
 from api.source import module_path, module_source
 from registry.definitions import ToolDefinition
+from registry.discovery import refresh_search
 from registry.executions import TERMINAL, get_execution, to_seed_shape
 from registry.tools import categories, delete_tool, get_tool, list_tools, upsert_tool
 from registry.workers import availability, list_workers
@@ -68,7 +69,7 @@ def get_code(name: str, conn: DbDep) -> dict[str, Any]:
 
 
 @router.post("/tools", status_code=201, summary="Register a definition for an existing executable module")
-def create_tool(body: ToolCreate, conn: DbDep) -> dict[str, Any]:
+def create_tool(body: ToolCreate, conn: DbDep, embedder: EmbedderDep) -> dict[str, Any]:
     module = body.module or f"executables.{body.category}.{body.run_file.removesuffix('.py')}"
     if module_path(module) is None:
         raise HTTPException(422, f"no executable module {module!r} on this server; built-in modules live under "
@@ -85,13 +86,14 @@ def create_tool(body: ToolCreate, conn: DbDep) -> dict[str, Any]:
                 raise HTTPException(409, f"a tool named {body.name!r} exists; change it with PUT /api/form/tools/"
                                          f"{body.name}")
             stored = upsert_tool(conn, definition)
+            refresh_search(conn, [stored], embedder.get())
     except psycopg.errors.UniqueViolation:
         raise HTTPException(409, f"a tool named {body.name!r} exists") from None
     return _tool_view(stored, list_workers(conn))
 
 
 @router.put("/tools/{name}", summary="Change a tool's definition (makes a new version)")
-def update_tool(name: str, body: ToolUpdate, conn: DbDep) -> dict[str, Any]:
+def update_tool(name: str, body: ToolUpdate, conn: DbDep, embedder: EmbedderDep) -> dict[str, Any]:
     with conn.transaction():
         current = get_tool(conn, name)
         changes = body.model_dump(exclude_none=True)
@@ -103,6 +105,7 @@ def update_tool(name: str, body: ToolUpdate, conn: DbDep) -> dict[str, Any]:
         if unknown:
             raise HTTPException(422, f"params_schemas names actions not in `actions`: {', '.join(unknown)}")
         stored = upsert_tool(conn, updated, bump_version=True)
+        refresh_search(conn, [stored], embedder.get())
     return _tool_view(stored, list_workers(conn))
 
 
