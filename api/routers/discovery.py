@@ -72,7 +72,8 @@ def _param_lines(schema: dict[str, Any]) -> list[str]:
     return lines
 
 
-@router.get("/context", response_model=None, summary="Prompt context: L1 names + running now, L2 + descriptions and schemas, L3 + source")
+@router.get("/context", response_model=None,
+            summary="Prompt context: L1 names + running now, L2 + descriptions and schemas, L3 + source")
 def context(
     conn: DbDep,
     embedder: EmbedderDep,
