@@ -21,6 +21,7 @@ log = logging.getLogger("toolfleet.discovery")
 
 RRF_K = 60
 CANDIDATES = 100
+SCAN_CAP = 500
 
 
 def split_name(name: str) -> str:
@@ -153,15 +154,7 @@ def search(conn: Conn, query: str, *, k: int = 5, category: str | None = None, e
     started = time.perf_counter()
     hits: dict[str, Hit] = {}
     if mode in ("hybrid", "fulltext"):
-        # OR the query's lexemes: a goal rarely repeats every word of a tool's description
-        rows = conn.execute(
-            f"""
-            WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, '&', '|'), '') AS text)
-            SELECT {_COLS}, ts_rank_cd(tsv, to_tsquery('english', q.text), 1) AS text_score
-            FROM tools, q WHERE q.text IS NOT NULL AND tsv @@ to_tsquery('english', q.text) {extra}
-            ORDER BY text_score DESC, name LIMIT %s
-            """, (query, *args, CANDIDATES)).fetchall()
-        for rank, row in enumerate(rows, 1):
+        for rank, row in enumerate(_fulltext(conn, query, extra, args), 1):
             hit = hits.setdefault(row["name"], _hit(row))
             hit.text_rank, hit.text_score = rank, float(row["text_score"])
     if vector is not None:
@@ -188,6 +181,28 @@ def search(conn: Conn, query: str, *, k: int = 5, category: str | None = None, e
     db_ms = (time.perf_counter() - started) * 1000
     ranked.sort(key=lambda h: (-h.score, h.name))
     return Discovery(query, mode, ranked[:k], embed_ms, db_ms, warning)
+
+
+def _fulltext(conn: Conn, query: str, extra: str, args: list[Any]) -> list[dict[str, Any]]:
+    """Tools matching every word first, then tools matching any word; ranked by ts_rank_cd.
+
+    Each pass ranks at most SCAN_CAP matching rows, so the cost stays bounded on large registries
+    (a common word can match a large share of 100k tools); the vector side covers what this misses.
+    """
+    rows: list[dict[str, Any]] = []
+    for op in ("&", "|"):
+        seen = [r["name"] for r in rows]
+        rows += conn.execute(
+            f"""
+            WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, '&', %s), '')::tsquery AS tq),
+            matched AS (SELECT {_COLS}, tsv FROM tools, q WHERE q.tq IS NOT NULL AND tsv @@ q.tq {extra}
+                        AND NOT (name = ANY(%s)) LIMIT {SCAN_CAP})
+            SELECT {_COLS}, ts_rank_cd(tsv, q.tq, 1) AS text_score FROM matched, q
+            ORDER BY text_score DESC, name LIMIT %s
+            """, (query, op, *args, seen, CANDIDATES - len(rows))).fetchall()
+        if len(rows) >= CANDIDATES:
+            break
+    return rows
 
 
 def _hit(row: dict[str, Any]) -> Hit:
