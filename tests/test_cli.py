@@ -99,3 +99,41 @@ def test_up_starts_everything_on_embedded_defaults_and_ctrl_c_stops_it_all(tmp_p
     assert not alive, f"left running: {alive}"
     for name, port in ports.items():
         assert not _port_open(port), f"{name} still listening on {port}"
+
+
+def test_cli_talks_to_the_api(api, internal_worker) -> None:  # type: ignore[no-untyped-def]
+    env = {"TOOLFLEET_API_URL": api.url}
+    ran = _run(["run", "diag", "echo", "message=[1,2]", "--json"], env)
+    assert ran.returncode == 0, ran.stderr
+    import json
+
+    record = json.loads(ran.stdout)
+    assert record["status"] == "succeeded" and record["output"] == {"message": [1, 2]}
+
+    pretty = _run(["run", "diag", "sleep", "seconds=0.2"], env)
+    assert pretty.returncode == 0 and "diag.sleep" in pretty.stdout and "succeeded" in pretty.stdout
+
+    failed = _run(["run", "diag", "fail", "message=boom"], env)
+    assert failed.returncode == 1 and "boom" in failed.stdout
+
+    bad = _run(["run", "diag", "explode"], env)
+    assert bad.returncode == 1 and "valid actions: echo, sleep, fail" in bad.stderr
+
+    tools = _run(["tools", "--json"], env)
+    assert any(t["name"] == "diag" for t in json.loads(tools.stdout))
+    table = _run(["tools", "--category", "internal"], env)
+    assert "introspect" in table.stdout
+
+    found = json.loads(_run(["discover", "run a shell command", "--json", "--k", "2"], env).stdout)
+    assert found[0]["name"] == "terminal"
+    assert "terminal" in _run(["discover", "run a shell command"], env).stdout
+
+    listed = _run(["executions", "--tool", "diag", "--limit", "3", "--json"], env)
+    assert all(json.loads(line)["tool_name"] == "diag" for line in listed.stdout.splitlines())
+    workers = json.loads(_run(["workers", "--json"], env).stdout)
+    assert any(w["category"] == "internal" for w in workers)
+
+
+def test_cli_without_an_api_names_the_fix() -> None:
+    result = _run(["tools"], {"TOOLFLEET_API_URL": f"http://127.0.0.1:{free_port()}"})
+    assert result.returncode == 2 and "toolfleet up" in result.stderr

@@ -1,3 +1,8 @@
-"""toolfleet: distributed tool execution for AI agents."""
+"""toolfleet: distributed tool execution for AI agents.
 
-__all__: list[str] = []
+`Client` / `AsyncClient` talk to a toolfleet API; see `toolfleet.client`.
+"""
+
+from toolfleet.client import APIError, AsyncClient, Client, Execution, ToolMatch
+
+__all__ = ["APIError", "AsyncClient", "Client", "Execution", "ToolMatch"]

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from toolfleet import _cli_client
 from toolfleet.errors import ToolfleetError
 from toolfleet.settings import get_settings
 
@@ -103,6 +104,9 @@ def api(
     except ToolfleetError as exc:
         _fail(exc)
     uvicorn.run(create_app(s), host=host or s.api_host, port=port or s.api_port)
+
+
+_cli_client.register(app)
 
 
 def main() -> None:

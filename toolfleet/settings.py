@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     )
     state_dir: Path = Path(".toolfleet")
 
+    api_url: str | None = None  # where the CLI finds the API; default http://<api_host>:<api_port>
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     flower_port: int = 5555
@@ -47,6 +48,9 @@ class Settings(BaseSettings):
     embedding_model: str | None = None  # a local sentence-transformers folder; default: the bundled MiniLM
     preload_embedder: bool = True
     chromium_path: str = "/usr/bin/chromium"
+
+    def api_base_url(self) -> str:
+        return self.api_url or f"http://{self.api_host}:{self.api_port}"
 
     def state_path(self) -> Path:
         return self.state_dir.expanduser().resolve()
