@@ -6,11 +6,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from api.embedder import EmbedderHolder
 from api.errors import install_error_handlers
 from api.notify import ExecutionWaiter
-from api.routers import discovery, executions, tools, workers
+from api.routers import dashboard, discovery, executions, tools, workers
 from registry.db import make_pool
 from toolfleet.services import database_url
 from toolfleet.settings import Settings, get_settings
@@ -47,6 +48,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    app.include_router(dashboard.router)
+    app.mount("/static", StaticFiles(directory=dashboard.STATIC), name="static")
     app.include_router(discovery.router)
     app.include_router(tools.router)
     app.include_router(executions.router)

@@ -1,0 +1,193 @@
+"use strict";
+// toolfleet dashboard: plain JS over the JSON API.
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? "")));
+  return node;
+};
+async function api(path, options = {}) {
+  const response = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
+  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : await response.text();
+  if (!response.ok) throw new Error(body.detail || JSON.stringify(body));
+  return body;
+}
+let TOOLS = [];
+
+async function loadTools() {
+  const { tools } = await api("/api/form/tools");
+  TOOLS = tools;
+  const list = $("#tool-list");
+  list.replaceChildren();
+  const byCategory = {};
+  for (const t of tools) (byCategory[t.category] ??= []).push(t);
+  for (const [category, items] of Object.entries(byCategory).sort()) {
+    list.append(el("div", { class: "category", style: "grid-column: 1 / -1" }, category));
+    for (const t of items) {
+      const where = t.available ? `runs on: ${t.hosts.join(", ")}` :
+        (t.missing_env.length ? `missing env: ${t.missing_env.join(", ")}` : (t.unavailable_reason || "unavailable"));
+      list.append(el("div", { class: "tool", "data-tool": t.name },
+        el("h3", {}, t.name, el("span", { class: `badge ${t.availability}` }, t.available ? "available" : "unavailable")),
+        el("p", {}, t.description),
+        el("p", {}, `actions: ${t.actions.join(", ")} · v${t.version}`),
+        el("p", {}, where),
+        el("button", { type: "button", onclick: () => showSource(t.name) }, "source"), " ",
+        el("button", { type: "button", onclick: () => pickTool(t.name) }, "run")));
+    }
+  }
+  const select = $("#run-tool");
+  const current = select.value;
+  select.replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.name)));
+  if (current) select.value = current;
+  renderActions();
+}
+
+async function showSource(name) {
+  const body = await api(`/api/form/tools/${name}/code`);
+  $("#source-title").textContent = `${name} — ${body.module}`;
+  $("#source-code").textContent = body.code || "(no source on this server)";
+  $("#source-dialog").showModal();
+}
+
+function pickTool(name) {
+  $("#run-tool").value = name;
+  renderActions();
+  location.hash = "#run";
+}
+
+function renderActions() {
+  const tool = TOOLS.find((t) => t.name === $("#run-tool").value);
+  const select = $("#run-action");
+  select.replaceChildren(...(tool?.actions ?? []).map((a) => el("option", { value: a }, a)));
+  renderParams();
+}
+
+function renderParams() {
+  const tool = TOOLS.find((t) => t.name === $("#run-tool").value);
+  const action = $("#run-action").value;
+  const schema = tool?.params_schemas?.[action] ?? { properties: {} };
+  const required = new Set(schema.required ?? []);
+  const box = $("#run-params");
+  box.replaceChildren(el("legend", {}, "Params"));
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const type = prop.type ?? (prop.anyOf ?? []).map((x) => x.type).filter((x) => x && x !== "null")[0] ?? "any";
+    let input;
+    if (type === "boolean") input = el("input", { type: "checkbox", name, "data-type": type });
+    else if (type === "object" || type === "array") input = el("textarea", { name, rows: 2, "data-type": type, placeholder: "JSON" });
+    else input = el("input", { name, "data-type": type, type: type === "number" || type === "integer" ? "number" : "text", step: "any" });
+    if (prop.default !== undefined && prop.default !== null && type !== "boolean") input.placeholder = JSON.stringify(prop.default);
+    if (type === "boolean" && prop.default) input.checked = true;
+    box.append(el("label", {}, `${name}${required.has(name) ? " *" : ""} `, el("small", {}, `${type}${prop.description ? " — " + prop.description : ""}`), input));
+  }
+}
+
+function collectParams() {
+  const params = {};
+  for (const input of $("#run-params").querySelectorAll("[name]")) {
+    const type = input.dataset.type;
+    if (type === "boolean") { if (input.checked) params[input.name] = true; continue; }
+    if (input.value === "") continue;
+    if (type === "number" || type === "integer") params[input.name] = Number(input.value);
+    else if (type === "object" || type === "array") params[input.name] = JSON.parse(input.value);
+    else if (type === "any") {
+      try { params[input.name] = JSON.parse(input.value); } catch { params[input.name] = input.value; }
+    } else params[input.name] = input.value;
+  }
+  return params;
+}
+
+function renderRecord(box, r) {
+  box.hidden = false;
+  const parts = [
+    el("p", {}, el("strong", {}, `${r.tool_name}.${r.action}`), " ",
+      el("span", { class: `status status-${r.status}` }, r.status),
+      r.duration_ms != null ? ` in ${r.duration_ms.toFixed(1)} ms` : "", r.worker ? ` on ${r.worker}` : "",
+      ` · attempts ${r.attempts} · id `, el("code", {}, r.id)),
+  ];
+  if (r.error) parts.push(el("p", { class: "status-failed" }, `${r.error.type}: ${r.error.message}`),
+    el("pre", {}, r.error.traceback || ""));
+  if (r.output !== null && r.output !== undefined) parts.push(el("h4", {}, "output"), el("pre", { class: "output" }, JSON.stringify(r.output, null, 2)));
+  if (r.log) parts.push(el("h4", {}, "log"), el("pre", {}, r.log));
+  parts.push(el("details", {}, el("summary", {}, "full record"), el("pre", {}, JSON.stringify(r, null, 2))));
+  box.replaceChildren(...parts);
+  if (r.status === "succeeded" || r.status === "failed") {
+    api(`/api/executions/${r.id}/artifacts`).then(({ artifacts }) => {
+      for (const a of artifacts) {
+        box.append(el("h4", {}, a.name), a.content_type.startsWith("image/") ? el("img", { src: a.url, alt: a.name }) : el("a", { href: a.url }, a.name));
+      }
+    }).catch(() => {});
+  }
+}
+
+async function follow(id, box) {
+  for (;;) {
+    const r = await api(`/api/executions/${id}`);
+    renderRecord(box, r);
+    if (!["queued", "running"].includes(r.status)) { loadExecutions(); return r; }
+    await new Promise((ok) => setTimeout(ok, 300));
+  }
+}
+
+async function runTool(event) {
+  event.preventDefault();
+  const box = $("#run-result");
+  box.hidden = false;
+  try {
+    const body = { action: $("#run-action").value, params: collectParams() };
+    if ($("#run-target").value) body.target = $("#run-target").value;
+    const answer = await api(`/api/form/tools/${$("#run-tool").value}/execute`, { method: "POST", body: JSON.stringify(body) });
+    await follow(answer.execution_id, box);
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "status-failed error" }, String(err.message || err)));
+  }
+}
+
+async function loadExecutions() {
+  const q = new URLSearchParams({ limit: 25 });
+  if ($("#filter-tool").value) q.set("tool", $("#filter-tool").value);
+  if ($("#filter-status").value) q.set("status", $("#filter-status").value);
+  const { executions } = await api(`/api/executions?${q}`);
+  $("#exec-table tbody").replaceChildren(...executions.map((r) => el("tr", { "data-id": r.id, onclick: () => follow(r.id, $("#exec-detail")) },
+    el("td", {}, new Date(r.submitted_at).toLocaleTimeString()), el("td", {}, `${r.tool_name}.${r.action}`),
+    el("td", { class: `status-${r.status}` }, r.status), el("td", {}, r.duration_ms != null ? `${r.duration_ms.toFixed(0)} ms` : ""),
+    el("td", {}, r.worker || ""))));
+}
+
+async function loadWorkers() {
+  const { categories } = await api("/api/form/categories");
+  $("#worker-table tbody").replaceChildren(...categories.map((c) => el("tr", {},
+    el("td", {}, c.category), el("td", {}, c.tools), el("td", {}, c.workers), el("td", {}, c.hosts.join(", ")))));
+}
+
+async function discover(event) {
+  event.preventDefault();
+  const q = $("#discover-q").value.trim();
+  const box = $("#discover-results");
+  if (!q) { box.hidden = true; return; }
+  box.hidden = false;
+  try {
+    const body = await api(`/api/form/discover?${new URLSearchParams({ q, k: 5 })}`);
+    box.replaceChildren(el("h2", {}, `Tools for “${q}” (${body.mode})`),
+      ...(body.warning ? [el("p", {}, body.warning)] : []),
+      el("ol", {}, ...body.results.map((r) => el("li", {}, el("a", { href: "#run", onclick: () => pickTool(r.name) }, r.name),
+        ` — ${r.description} `, el("small", {}, `score ${r.score.toFixed(4)}`)))));
+  } catch (err) { box.replaceChildren(el("p", { class: "status-failed" }, err.message)); }
+}
+
+async function main() {
+  $("#run-tool").addEventListener("change", renderActions);
+  $("#run-action").addEventListener("change", renderParams);
+  $("#run-form").addEventListener("submit", runTool);
+  $("#exec-filter").addEventListener("submit", (e) => { e.preventDefault(); loadExecutions(); });
+  $("#discover-form").addEventListener("submit", discover);
+  const info = await api("/api/info");
+  $("#flower-link").href = info.flower_url;
+  await Promise.all([loadTools(), loadExecutions(), loadWorkers()]);
+  setInterval(() => { loadWorkers(); }, 5000);
+  document.body.dataset.ready = "1";
+}
+main();

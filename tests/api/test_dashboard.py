@@ -1,0 +1,82 @@
+"""The dashboard in real headless Chromium: load it, run a tool from the form, watch the result, open it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from executables.browser.browser import CHROMIUM_ARGS
+from tests.conftest import ROOT, ApiProc
+from toolfleet.settings import get_settings
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=get_settings().chromium_path, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        yield page
+        browser.close()
+
+
+def test_dashboard_runs_a_tool_and_shows_the_record(page, api: ApiProc, internal_worker) -> None:  # type: ignore[no-untyped-def]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(api.url + "/")
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    assert page.title() == "toolfleet"
+
+    diag = page.locator(".tool[data-tool='diag']")
+    assert "available" in diag.locator(".badge").inner_text()
+    assert "runs on: testhost" in diag.inner_text()
+    secretive = page.locator(".tool[data-tool='secretive']").inner_text()
+    assert "TF_TEST_TOKEN" in secretive or "vaulthost" in secretive
+
+    diag.locator("button", has_text="run").click()
+    page.select_option("#run-action", "echo")
+    page.fill("#run-params input[name='message']", '{"hello": "dashboard"}')
+    page.click("#run-submit")
+    page.wait_for_selector("#run-result .status-succeeded", timeout=20_000)
+    result = page.inner_text("#run-result")
+    assert "diag.echo" in result and '"hello": "dashboard"' in result and "@testhost" in result
+
+    page.select_option("#run-action", "fail")
+    page.fill("#run-params input[name='message']", "shown in red")
+    page.click("#run-submit")
+    page.wait_for_selector("#run-result .status-failed", timeout=20_000)
+    assert "ExecutableError: shown in red" in page.inner_text("#run-result")
+
+    page.select_option("#run-action", "sleep")
+    page.click("#run-submit")  # `seconds` left empty: the API's 422 is shown, nothing runs
+    page.wait_for_selector("#run-result .error", timeout=20_000)
+    assert "seconds" in page.inner_text("#run-result") and "required" in page.inner_text("#run-result")
+
+    first_row = page.locator("#exec-table tbody tr").first
+    first_row.wait_for()
+    first_row.click()
+    page.wait_for_selector("#exec-detail .status", timeout=10_000)
+    assert "diag." in page.inner_text("#exec-detail")
+
+    page.fill("#discover-q", "run a shell command")
+    page.click("#discover-form button")
+    page.wait_for_selector("#discover-results li")
+    assert page.locator("#discover-results li").first.inner_text().startswith("terminal")
+
+    page.locator(".tool[data-tool='diag'] button", has_text="source").click()
+    assert "def _sleep" in page.inner_text("#source-code")
+    page.click("#source-dialog button")
+
+    assert "internal" in page.inner_text("#worker-table")
+    flower = page.get_attribute("#flower-link", "href")
+    assert flower and flower.startswith("http://") and flower.endswith(":5555")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
+    assert Path(ARTIFACTS / "dashboard.png").stat().st_size > 10_000
+    assert errors == []
