@@ -106,6 +106,32 @@ def api(
     uvicorn.run(create_app(s), host=host or s.api_host, port=port or s.api_port)
 
 
+@app.command()
+def mcp(
+    transport: str = typer.Option("stdio", help="stdio, or http (streamable HTTP at /mcp)"),
+    mode: str = typer.Option("actions", help="actions: one MCP tool per tool action; discovery: search_tools + "
+                                             "call_tool"),
+    api_url: str | None = typer.Option(None, "--api", help="toolfleet API (default TOOLFLEET_API_URL)"),
+    host: str = typer.Option("127.0.0.1", help="listen address for http"),
+    port: int = typer.Option(8765, help="port for http"),
+    wait: float = typer.Option(300, help="seconds a call waits for its execution"),
+) -> None:
+    """Serve toolfleet's tools over the Model Context Protocol."""
+    import anyio
+
+    from toolfleet.mcp_server import build_server, run_http, run_stdio
+
+    if transport not in ("stdio", "http"):
+        _fail(ValueError("--transport is stdio or http"))
+    if mode not in ("actions", "discovery"):
+        _fail(ValueError("--mode is actions or discovery"))
+    server = build_server(api_url or get_settings().api_base_url(), mode=mode, wait=wait)
+    if transport == "stdio":
+        anyio.run(run_stdio, server)
+    else:
+        run_http(server, host, port)
+
+
 _cli_client.register(app)
 
 
