@@ -10,8 +10,9 @@ from fastapi.staticfiles import StaticFiles
 
 from api.embedder import EmbedderHolder
 from api.errors import install_error_handlers
+from api.metrics import install_metrics
 from api.notify import ExecutionWaiter
-from api.routers import dashboard, discovery, executions, tools, workers
+from api.routers import dashboard, discovery, executions, queues, tools, workers
 from registry.db import make_pool
 from toolfleet.services import database_url
 from toolfleet.settings import Settings, get_settings
@@ -48,10 +49,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    install_metrics(app)
     app.include_router(dashboard.router)
     app.mount("/static", StaticFiles(directory=dashboard.STATIC), name="static")
     app.include_router(discovery.router)
     app.include_router(tools.router)
     app.include_router(executions.router)
     app.include_router(workers.router)
+    app.include_router(queues.router)
     return app

@@ -106,7 +106,7 @@ def start_execution(conn: Conn, execution_id: str, worker: str) -> dict[str, Any
         FROM tools t
         WHERE e.id = %s AND e.status IN ('queued', 'running') AND t.name = e.tool_name
         RETURNING e.id, e.tool_name, e.action, e.params, e.attempts, t.module, t.version, t.time_limit_s,
-                  t.run_type
+                  t.run_type, t.category
         """,
         (worker, execution_id),
     ).fetchone()

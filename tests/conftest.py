@@ -122,12 +122,12 @@ def start_worker(stack: Stack) -> Iterator[Callable[..., WorkerProc]]:
     started: list[WorkerProc] = []
 
     def _start(category: str = "internal", host: str = "testhost", concurrency: int = 2,
-               env: dict[str, str] | None = None) -> WorkerProc:
+               env: dict[str, str] | None = None, args: list[str] | None = None) -> WorkerProc:
         name = f"{category}.{uuid.uuid4().hex[:6]}@{host}"
         log = stack.logs / f"worker-{name}.log"
         proc = subprocess.Popen(
             [sys.executable, "-m", "toolfleet", "worker", "--category", category, "--hostname", host,
-             "--name", name, "--concurrency", str(concurrency), "--loglevel", "INFO"],
+             "--name", name, "--concurrency", str(concurrency), "--loglevel", "INFO", *(args or [])],
             cwd=ROOT, env={**os.environ, **stack.env, **(env or {})}, stdout=open(log, "wb"),
             stderr=subprocess.STDOUT, start_new_session=True,
         )

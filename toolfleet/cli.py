@@ -77,12 +77,14 @@ def worker(
     hostname: str | None = typer.Option(None, help="host name for targeted queues (default: this machine's)"),
     name: str | None = typer.Option(None, help="Celery node name (default: <category>.<pid>@<host>)"),
     loglevel: str = typer.Option("INFO"),
+    metrics_port: int | None = typer.Option(None, help="serve Prometheus metrics on this port (/metrics)"),
 ) -> None:
     """Run a worker consuming `<category>` and `<category>@<hostname>`."""
     from workers.worker import run_worker
 
     try:
-        run_worker(category, concurrency=concurrency, host=hostname, name=name, loglevel=loglevel)
+        run_worker(category, concurrency=concurrency, host=hostname, name=name, loglevel=loglevel,
+                   metrics_port=metrics_port)
     except ToolfleetError as exc:
         _fail(exc)
 

@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     flower_port: int = 5555
+    flower_url: str | None = None  # where the dashboard links Flower; default http://<api_host>:<flower_port>
     embedded_pg_port: int = 15432
     embedded_redis_port: int = 16379
 
@@ -47,6 +48,7 @@ class Settings(BaseSettings):
     workspace_dir: Path = Path(".toolfleet/workspace")
     embedding_model: str | None = None  # a local sentence-transformers folder; default: the bundled MiniLM
     preload_embedder: bool = True
+    log_format: str = "text"  # or "json": one JSON object per line, with execution id, tool, action, host
     chromium_path: str = "/usr/bin/chromium"
 
     def api_base_url(self) -> str:

@@ -22,6 +22,7 @@ from pydantic_core import to_jsonable_python
 from registry.db import Conn, connect
 from registry.executions import finish_execution, start_execution
 from toolfleet.errors import ToolTimeout
+from workers import metrics
 from workers.context import ExecutionContext, activate, append_log, reset
 
 __all__ = ["MAX_ATTEMPTS", "call_tool", "describe_error", "run_execution", "worker_connection", "record_timeout"]
@@ -98,9 +99,11 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> s
     ctx = ExecutionContext(execution_id=str(execution_id), tool=claim["tool_name"], action=claim["action"],
                            worker=worker, attempt=attempt)
     token = activate(ctx)
+    metrics.busy(claim["category"], +1)
     started = time.monotonic()
     output: Any = None
     error: dict[str, Any] | None = None
+    status = "failed"
     try:
         output = to_jsonable_python(call_tool(claim["module"], claim["action"], claim["params"]), fallback=repr)
         status = "succeeded"
@@ -117,12 +120,18 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> s
         status = "failed"
         error = describe_error(exc)
     finally:
+        duration_ms = (time.monotonic() - started) * 1000.0
         try:
             append_log("", force=True)
         except Exception as exc:  # the log is best effort; the terminal state is not
             log.warning("could not flush the execution log: %s", exc)
+        if error:
+            log.warning("execution %s after %.1f ms: %s: %s", status, duration_ms, error["type"], error["message"])
+        else:
+            log.info("execution %s after %.1f ms", status, duration_ms)
         reset(token)
-    duration_ms = (time.monotonic() - started) * 1000.0
+        metrics.busy(claim["category"], -1)
+    metrics.observe_execution(claim["tool_name"], claim["category"], status, duration_ms)
     try:
         written = finish_execution(conn, execution_id, attempt, status, output=output, error=error,
                                    duration_ms=duration_ms)

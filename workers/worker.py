@@ -12,10 +12,13 @@ from celery import signals
 from registry.db import connect
 from registry.workers import heartbeat, mark_stopped
 from toolfleet.errors import ServiceUnavailable
+from toolfleet.logs import configure_logging
 from toolfleet.names import queues_for_worker
-from toolfleet.services import check_broker, check_database
+from toolfleet.services import broker_url, check_broker, check_database
 from toolfleet.settings import Settings, get_settings
+from workers import metrics
 from workers.app import create_app
+from workers.broker import queue_depths
 from workers.tasks import register
 
 __all__ = ["Heartbeat", "run_worker"]
@@ -43,6 +46,13 @@ class Heartbeat:
         with connect() as conn:
             heartbeat(conn, name=self.name, host=self.host, category=self.category, queues=self.queues,
                       env_present=self.env_present(conn), pid=os.getpid(), concurrency=self.concurrency)
+        if metrics.enabled():
+            metrics.set_slots(self.category, self.concurrency)
+            try:
+                for queue, depth in queue_depths(broker_url(), self.queues).items():
+                    metrics.set_queue_depth(queue, depth or 0)
+            except Exception as exc:
+                log.warning("could not read queue depth: %s", exc)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -71,10 +81,13 @@ def _check_schema() -> None:
 
 
 def run_worker(category: str, *, concurrency: int = 2, host: str | None = None, name: str | None = None,
-               loglevel: str = "INFO", settings: Settings | None = None) -> None:
+               loglevel: str = "INFO", metrics_port: int | None = None, settings: Settings | None = None) -> None:
     """Run a Celery worker for `category` in this process until it is stopped."""
     s = settings or get_settings()
     host = host or s.hostname
+    configure_logging(loglevel, s.log_format, host=host)
+    if metrics_port:
+        metrics.enable(s.state_path() / "metrics" / f"{category}-{os.getpid()}")
     check_database()
     check_broker()
     _check_schema()
@@ -87,12 +100,18 @@ def run_worker(category: str, *, concurrency: int = 2, host: str | None = None, 
 
     def on_ready(**_: Any) -> None:
         beat.start()
+        if metrics_port:
+            metrics.serve(metrics_port)
+
+    def on_child_exit(pid: int, **_: Any) -> None:
+        metrics.process_died(pid)
 
     def on_shutdown(**_: Any) -> None:
         beat.stop()
 
     signals.worker_ready.connect(on_ready, weak=False)
     signals.worker_shutdown.connect(on_shutdown, weak=False)
+    signals.worker_process_shutdown.connect(lambda pid=None, **kw: on_child_exit(pid or os.getpid()), weak=False)
     app.worker_main([
         "worker", "--queues", ",".join(queues), "--hostname", node, "--concurrency", str(concurrency),
         "--pool", "prefork", "--loglevel", loglevel, "--without-gossip", "--without-mingle",

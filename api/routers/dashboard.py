@@ -23,7 +23,5 @@ def index() -> FileResponse:
 
 @router.get("/api/info", summary="Version and where the companion services are")
 def info(settings: SettingsDep) -> dict[str, Any]:
-    import os
-
-    flower = os.environ.get("TOOLFLEET_FLOWER_URL") or f"http://{settings.api_host}:{settings.flower_port}"
+    flower = settings.flower_url or f"http://{settings.api_host}:{settings.flower_port}"
     return {"name": "toolfleet", "version": "0.1.0", "flower_url": flower}

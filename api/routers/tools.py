@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from api.deps import CeleryDep, DbDep, EmbedderDep, WaiterDep
+from api.metrics import SUBMISSIONS
 from api.schemas import ExecuteRequest, ToolCreate, ToolUpdate
 from api.source import module_path, module_source
 from registry.definitions import ToolDefinition
@@ -131,6 +132,7 @@ async def execute(
     row = await run_in_threadpool(submit, conn, celery, tool_name=name, action=body.action, params=body.params,
                                   target=body.target, idempotency_key=body.idempotency_key)
     execution_id = str(row["id"])
+    SUBMISSIONS.labels(row["tool_name"], row["action"]).inc()
     if wait:
         deadline = time.monotonic() + wait
         async with waiter.watch(execution_id) as event:
