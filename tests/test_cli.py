@@ -88,6 +88,7 @@ def test_up_starts_everything_on_embedded_defaults_and_ctrl_c_stops_it_all(tmp_p
             time.sleep(0.5)
         assert cats >= {"browser", "terminal", "memory", "feeds", "internal"}
         assert httpx.get(f"http://127.0.0.1:{ports['flower']}/").status_code == 200
+        assert "flower_" in httpx.get(f"http://127.0.0.1:{ports['flower']}/metrics").text
         descendants = psutil.Process(proc.pid).children(recursive=True)
         assert len(descendants) >= 7  # API, 5 workers (+ pool processes), Flower, Redis
     finally:
