@@ -12,7 +12,7 @@ from api.embedder import EmbedderHolder
 from api.errors import install_error_handlers
 from api.metrics import install_metrics
 from api.notify import ExecutionWaiter
-from api.routers import dashboard, discovery, executions, queues, tools, workers
+from api.routers import dashboard, discovery, executions, plans, queues, tools, workers
 from registry.db import make_pool
 from toolfleet.services import database_url
 from toolfleet.settings import Settings, get_settings
@@ -57,4 +57,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(executions.router)
     app.include_router(workers.router)
     app.include_router(queues.router)
+    app.include_router(plans.router)
     return app

@@ -11,7 +11,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from registry.plan_spec import PlanError
 from toolfleet import errors as e
+from workers.plans import PlanNotFound, PlanStateError
 
 __all__ = ["install_error_handlers"]
 
@@ -25,6 +27,8 @@ _STATUS: list[tuple[type[e.ToolfleetError], int, str]] = [
     (e.ToolDisabled, 409, "tool_disabled"),
     (e.ToolUnavailable, 409, "tool_unavailable"),
     (e.ServiceUnavailable, 503, "service_unavailable"),
+    (PlanNotFound, 404, "plan_not_found"),
+    (PlanStateError, 409, "illegal_transition"),
 ]
 
 
@@ -39,6 +43,8 @@ def _extra(exc: e.ToolfleetError) -> dict[str, Any]:
         return {"errors": exc.errors}
     if isinstance(exc, e.ToolUnavailable):
         return {"missing_env": exc.missing_env}
+    if isinstance(exc, PlanStateError):
+        return {"plan_status": exc.status}
     return {}
 
 
@@ -50,6 +56,10 @@ async def _toolfleet_error(_: Request, exc: Exception) -> JSONResponse:
             return JSONResponse(_body(code, str(exc), **_extra(exc)), status_code=status, headers=headers)
     log.exception("unmapped toolfleet error", exc_info=exc)
     return JSONResponse(_body("internal_error", str(exc)), status_code=500)
+
+
+async def _plan_error(_: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse(_body("invalid_plan", str(exc)), status_code=422)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
@@ -80,6 +90,7 @@ async def _db_down(_: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(e.ToolfleetError, _toolfleet_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(PlanError, _plan_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(psycopg.OperationalError, _db_down)
     try:

@@ -39,6 +39,7 @@ class ToolDefinition(BaseModel):
     params_schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
     module: str = Field(default="", description="importable module of the executable, e.g. 'executables.x.y'")
     builtin: bool = False
+    body: list[dict[str, Any]] | None = Field(default=None, description="steps of a composite tool")
 
     @field_validator("requires_env")
     @classmethod

@@ -45,15 +45,19 @@ def create_execution(
     tool_version: int,
     target: str | None = None,
     idempotency_key: str | None = None,
+    plan: tuple[str, int, int] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """Insert a queued row; answers (row, created). With a known idempotency key: (existing row, False)."""
+    plan_id, plan_block, plan_step = plan or (None, None, None)
     row = conn.execute(
         """
-        INSERT INTO executions (id, tool_name, action, params, target, queue, tool_version, idempotency_key)
-        VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+        INSERT INTO executions (id, tool_name, action, params, target, queue, tool_version, idempotency_key,
+                                plan_id, plan_block, plan_step)
+        VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
         ON CONFLICT (idempotency_key) DO NOTHING RETURNING *
         """,
-        (uuid.uuid4(), tool, action, Jsonb(params), target, queue, tool_version, idempotency_key),
+        (uuid.uuid4(), tool, action, Jsonb(params), target, queue, tool_version, idempotency_key,
+         plan_id, plan_block, plan_step),
     ).fetchone()
     if row is not None:
         return row, True
@@ -105,8 +109,8 @@ def start_execution(conn: Conn, execution_id: str, worker: str) -> dict[str, Any
                started_at = clock_timestamp()
         FROM tools t
         WHERE e.id = %s AND e.status IN ('queued', 'running') AND t.name = e.tool_name
-        RETURNING e.id, e.tool_name, e.action, e.params, e.attempts, t.module, t.version, t.time_limit_s,
-                  t.run_type, t.category
+        RETURNING e.id, e.tool_name, e.action, e.params, e.attempts, e.plan_id, t.module, t.version,
+                  t.time_limit_s, t.run_type, t.category
         """,
         (worker, execution_id),
     ).fetchone()
@@ -167,6 +171,9 @@ def to_record(row: dict[str, Any]) -> dict[str, Any]:
         "worker": row["worker"],
         "tool_version": row["tool_version"],
         "idempotency_key": row["idempotency_key"],
+        "plan_id": str(row["plan_id"]) if row.get("plan_id") else None,
+        "plan_block": row.get("plan_block"),
+        "plan_step": row.get("plan_step"),
         "submitted_at": _iso(row["submitted_at"]),
         "started_at": _iso(row["started_at"]),
         "finished_at": _iso(row["finished_at"]),

@@ -13,7 +13,7 @@ from toolfleet.errors import ToolNotFound
 __all__ = ["get_tool", "list_tools", "upsert_tool", "delete_tool", "categories", "row_to_definition"]
 
 _COLUMNS = ("name, description, category, actions, params_schemas, run_file, run_type, module, requires_env, "
-            "weight, enabled, version, time_limit_s, builtin")
+            "weight, enabled, version, time_limit_s, builtin, body")
 
 
 def row_to_definition(row: dict[str, Any]) -> ToolDefinition:
@@ -50,19 +50,19 @@ def upsert_tool(conn: Conn, tool: ToolDefinition, *, bump_version: bool = False)
         INSERT INTO tools ({_COLUMNS})
         VALUES (%(name)s, %(description)s, %(category)s, %(actions)s, %(params_schemas)s, %(run_file)s,
                 %(run_type)s, %(module)s, %(requires_env)s, %(weight)s, %(enabled)s, %(version)s,
-                %(time_limit_s)s, %(builtin)s)
+                %(time_limit_s)s, %(builtin)s, %(body)s)
         ON CONFLICT (name) DO UPDATE SET
             description = EXCLUDED.description, category = EXCLUDED.category, actions = EXCLUDED.actions,
             params_schemas = EXCLUDED.params_schemas, run_file = EXCLUDED.run_file,
             run_type = EXCLUDED.run_type, module = EXCLUDED.module, requires_env = EXCLUDED.requires_env,
             weight = EXCLUDED.weight, enabled = EXCLUDED.enabled, time_limit_s = EXCLUDED.time_limit_s,
-            builtin = EXCLUDED.builtin,
+            builtin = EXCLUDED.builtin, body = EXCLUDED.body,
             version = CASE WHEN %(bump)s THEN tools.version + 1 ELSE EXCLUDED.version END,
             updated_at = now()
         RETURNING {_COLUMNS}
         """,
         {**tool.model_dump(), "actions": Jsonb(tool.actions), "params_schemas": Jsonb(tool.params_schemas),
-         "bump": bump_version},
+         "body": Jsonb(tool.body) if tool.body is not None else None, "bump": bump_version},
     ).fetchone()
     assert row is not None
     return row_to_definition(row)

@@ -59,6 +59,8 @@ def availability(tool: ToolDefinition, live: list[dict[str, Any]]) -> Availabili
     in_category = [w for w in live if w["category"] == tool.category]
     if not tool.enabled:
         return Availability(False, [], [], "disabled")
+    if tool.run_type == "composite":  # its steps run on their own categories' workers
+        return Availability(True, [], [], "")
     ready = [w for w in in_category if set(tool.requires_env) <= set(w["env_present"])]
     hosts = sorted({w["host"] for w in ready})
     if ready:

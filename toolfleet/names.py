@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["TASK_EXECUTE", "CATEGORIES", "queue_for", "queues_for_worker"]
+__all__ = ["TASK_EXECUTE", "TASK_PLAN_ADVANCE", "PLAN_QUEUE", "CATEGORIES", "queue_for", "queues_for_worker"]
 
 TASK_EXECUTE = "toolfleet.execute"
+TASK_PLAN_ADVANCE = "toolfleet.plan_advance"
+#: the queue plan bookkeeping runs on
+PLAN_QUEUE = "internal"
 
 #: the categories `toolfleet up` starts a worker for; any other category is a queue of the same name
 CATEGORIES = ("browser", "terminal", "memory", "feeds", "internal")

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 import traceback
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from billiard.exceptions import SoftTimeLimitExceeded
@@ -25,7 +25,8 @@ from toolfleet.errors import ToolTimeout
 from workers import metrics
 from workers.context import ExecutionContext, activate, append_log, reset
 
-__all__ = ["MAX_ATTEMPTS", "call_tool", "describe_error", "run_execution", "worker_connection", "record_timeout"]
+__all__ = ["ExecutionNotVisible", "Outcome", "MAX_ATTEMPTS", "call_tool", "describe_error", "run_execution",
+           "worker_connection", "record_timeout"]
 
 log = logging.getLogger("toolfleet.executor")
 
@@ -80,11 +81,23 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     }
 
 
-def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> str | None:
-    """Run one execution to its terminal state; answers that state, or None when it was already over."""
+class ExecutionNotVisible(RuntimeError):
+    """The message arrived before its row is visible."""
+
+
+class Outcome(NamedTuple):
+    status: str
+    plan_id: str | None
+
+
+def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> Outcome | None:
+    """Run one execution to its terminal state; answers that state (and its plan), or None when it was over."""
     conn = conn or worker_connection()
     claim = start_execution(conn, execution_id, worker)
     if claim is None:
+        if conn.execute("SELECT 1 FROM executions WHERE id = %s", (execution_id,)).fetchone() is None:
+            # not committed yet (or from another database): the task retries shortly, then gives up
+            raise ExecutionNotVisible(f"execution {execution_id} is not in the database")
         log.info("execution %s already finished; dropping the redelivered message", execution_id)
         return None
     attempt = claim["attempts"]
@@ -95,7 +108,7 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> s
                        "(killed, crashed or out of memory); not retrying",
             "traceback": None,
         })
-        return "failed"
+        return Outcome("failed", _plan(claim))
     ctx = ExecutionContext(execution_id=str(execution_id), tool=claim["tool_name"], action=claim["action"],
                            worker=worker, attempt=attempt)
     token = activate(ctx)
@@ -141,13 +154,17 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> s
                                    duration_ms=duration_ms)
     if not written:
         log.warning("execution %s attempt %s finished but a newer attempt or a cancel owns it", execution_id, attempt)
-    return status
+    return Outcome(status, _plan(claim))
 
 
-def record_timeout(execution_id: str) -> None:
-    """The hard time limit killed the process running the tool: end the row as timed_out."""
+def _plan(claim: dict[str, Any]) -> str | None:
+    return str(claim["plan_id"]) if claim.get("plan_id") else None
+
+
+def record_timeout(execution_id: str) -> str | None:
+    """The hard time limit killed the process running the tool: end the row as timed_out; answers its plan."""
     conn = worker_connection()
-    conn.execute(
+    row = conn.execute(
         """
         UPDATE executions e SET status = 'timed_out', finished_at = clock_timestamp(),
                duration_ms = EXTRACT(EPOCH FROM clock_timestamp() - e.started_at) * 1000,
@@ -157,6 +174,8 @@ def record_timeout(execution_id: str) -> None:
                               || t.time_limit_s || 's and its process was killed')
         FROM tools t
         WHERE e.id = %s AND e.status = 'running' AND t.name = e.tool_name
+        RETURNING e.plan_id
         """,
         (execution_id,),
-    )
+    ).fetchone()
+    return str(row["plan_id"]) if row and row["plan_id"] else None

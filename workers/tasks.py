@@ -10,7 +10,7 @@ from celery import Celery, Task
 from celery.exceptions import TimeLimitExceeded
 
 from toolfleet.errors import ServiceUnavailable
-from toolfleet.names import TASK_EXECUTE
+from toolfleet.names import PLAN_QUEUE, TASK_EXECUTE, TASK_PLAN_ADVANCE
 from workers import executor
 
 __all__ = ["register"]
@@ -20,7 +20,13 @@ class ExecuteTask(Task):
     def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: ExceptionInfo) -> None:
         # runs in the worker's main process when the hard time limit killed the pool process
         if isinstance(exc, TimeLimitExceeded) and args:
-            executor.record_timeout(args[0])
+            plan_id = executor.record_timeout(args[0])
+            if plan_id:
+                _advance_later(self.app, plan_id)
+
+
+def _advance_later(app: Celery, plan_id: str) -> None:
+    app.send_task(TASK_PLAN_ADVANCE, args=[plan_id], queue=PLAN_QUEUE)
 
 
 def register(app: Celery) -> None:
@@ -30,7 +36,26 @@ def register(app: Celery) -> None:
     def execute(self: Task, execution_id: str, label: str = "") -> str | None:
         """`label` is `tool.action`, there so Flower shows what ran."""
         try:
-            return executor.run_execution(execution_id, worker=self.request.hostname or "unknown")
+            outcome = executor.run_execution(execution_id, worker=self.request.hostname or "unknown")
         except (ServiceUnavailable, psycopg.OperationalError) as exc:
             # Postgres is down: try again shortly rather than losing the execution
+            raise self.retry(exc=exc, countdown=2) from exc
+        except executor.ExecutionNotVisible as exc:
+            if self.request.retries >= 5:
+                return None  # a message whose execution does not exist here: drop it
+            raise self.retry(exc=exc, countdown=0.5) from exc
+        if outcome is None:
+            return None
+        if outcome.plan_id:
+            _advance_later(self.app, outcome.plan_id)
+        return outcome.status
+
+    @app.task(name=TASK_PLAN_ADVANCE, bind=True, max_retries=30)
+    def plan_advance(self: Task, plan_id: str) -> str:
+        """A step of the plan finished: start what can start now."""
+        from workers.plans import advance
+
+        try:
+            return advance(executor.worker_connection(), self.app, plan_id)
+        except (ServiceUnavailable, psycopg.OperationalError) as exc:
             raise self.retry(exc=exc, countdown=2) from exc

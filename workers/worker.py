@@ -13,7 +13,7 @@ from registry.db import connect
 from registry.workers import heartbeat, mark_stopped
 from toolfleet.errors import ServiceUnavailable
 from toolfleet.logs import configure_logging
-from toolfleet.names import queues_for_worker
+from toolfleet.names import PLAN_QUEUE, queues_for_worker
 from toolfleet.services import broker_url, check_broker, check_database
 from toolfleet.settings import Settings, get_settings
 from workers import metrics
@@ -34,6 +34,7 @@ class Heartbeat:
         self.name, self.host, self.category, self.queues = name, host, category, queues
         self.concurrency, self.interval = concurrency, interval
         self._stop = threading.Event()
+        self.app: Any = None  # set on internal workers: they also keep plans moving
         self._thread = threading.Thread(target=self._loop, name="toolfleet-heartbeat", daemon=True)
 
     def env_present(self, conn: Any) -> list[str]:
@@ -55,12 +56,30 @@ class Heartbeat:
                 log.warning("could not read queue depth: %s", exc)
 
     def _loop(self) -> None:
+        beats = 0
         while not self._stop.is_set():
             try:
                 self.beat()
+                if self.app is not None and beats % 5 == 0:
+                    self.sweep_plans()
             except Exception as exc:  # keep beating through a Postgres restart
                 log.warning("heartbeat failed: %s", exc)
+            beats += 1
             self._stop.wait(self.interval)
+
+    def sweep_plans(self) -> None:
+        """Safety net: advance executing plans whose steps all ended (e.g. an advance message was lost)."""
+        from workers.plans import advance
+
+        with connect() as conn:
+            stalled = conn.execute(
+                """
+                SELECT p.id FROM plans p WHERE p.status = 'EXECUTING' AND p.updated_at < now() - interval '5 seconds'
+                AND NOT EXISTS (SELECT 1 FROM plan_steps s JOIN executions e ON e.id = s.execution_id
+                                WHERE s.plan_id = p.id AND e.status IN ('queued', 'running'))
+                """).fetchall()
+            for row in stalled:
+                advance(conn, self.app, str(row["id"]))
 
     def start(self) -> None:
         self._thread.start()
@@ -97,6 +116,8 @@ def run_worker(category: str, *, concurrency: int = 2, host: str | None = None, 
     register(app)
     beat = Heartbeat(name=node, host=host, category=category, queues=queues, concurrency=concurrency,
                      interval=s.heartbeat_interval_s)
+    if category == PLAN_QUEUE:
+        beat.app = app
 
     def on_ready(**_: Any) -> None:
         beat.start()
