@@ -69,7 +69,8 @@ def test_dashboard_runs_a_tool_and_shows_the_record(page, api: ApiProc, internal
     assert page.locator("#discover-results li").first.inner_text().startswith("terminal")
 
     page.locator(".tool[data-tool='diag'] button", has_text="source").click()
-    assert "def _sleep" in page.inner_text("#source-code")
+    page.locator("#source-code", has_text="def _sleep").wait_for(timeout=10_000)
+    assert "executables.internal.diag" in page.inner_text("#source-title")
     page.click("#source-dialog button")
 
     assert "internal" in page.inner_text("#worker-table")
