@@ -13,7 +13,7 @@ from api.notify import ExecutionWaiter
 from registry.db import Conn
 from toolfleet.settings import Settings
 
-__all__ = ["CeleryDep", "DbDep", "EmbedderDep", "SettingsDep", "WaiterDep"]
+__all__ = ["AuthorDep", "CeleryDep", "DbDep", "EmbedderDep", "SettingsDep", "WaiterDep"]
 
 
 def _db(request: Request) -> Iterator[Conn]:
@@ -37,8 +37,14 @@ def _embedder(request: Request) -> EmbedderHolder:
     return request.app.state.embedder
 
 
+def _author(request: Request) -> str:
+    """Who made a change: the authenticated key's name once keys exist, else X-Toolfleet-Author."""
+    return request.headers.get("x-toolfleet-author", "anonymous")[:200]
+
+
 DbDep = Annotated[Conn, Depends(_db)]
 CeleryDep = Annotated[Celery, Depends(_celery)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 WaiterDep = Annotated[ExecutionWaiter, Depends(_waiter)]
 EmbedderDep = Annotated[EmbedderHolder, Depends(_embedder)]
+AuthorDep = Annotated[str, Depends(_author)]

@@ -11,8 +11,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from registry.forge import VersionNotFound
 from registry.plan_spec import PlanError
 from toolfleet import errors as e
+from workers.forge import CodeRefused, ForgeConflict, PreflightFailed
 from workers.plans import PlanNotFound, PlanStateError
 
 __all__ = ["install_error_handlers"]
@@ -28,6 +30,10 @@ _STATUS: list[tuple[type[e.ToolfleetError], int, str]] = [
     (e.ToolUnavailable, 409, "tool_unavailable"),
     (e.ServiceUnavailable, 503, "service_unavailable"),
     (PlanNotFound, 404, "plan_not_found"),
+    (VersionNotFound, 404, "version_not_found"),
+    (CodeRefused, 422, "code_refused"),
+    (PreflightFailed, 422, "preflight_failed"),
+    (ForgeConflict, 409, "conflict"),
     (PlanStateError, 409, "illegal_transition"),
 ]
 
@@ -45,6 +51,10 @@ def _extra(exc: e.ToolfleetError) -> dict[str, Any]:
         return {"missing_env": exc.missing_env}
     if isinstance(exc, PlanStateError):
         return {"plan_status": exc.status}
+    if isinstance(exc, CodeRefused):
+        return {"violations": exc.violations}
+    if isinstance(exc, PreflightFailed):
+        return {"preflight": exc.error}
     return {}
 
 

@@ -8,7 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from registry.definitions import CATEGORY_PATTERN, NAME_PATTERN
 
-__all__ = ["ExecuteRequest", "ToolCreate", "ToolUpdate"]
+__all__ = ["ExecuteRequest", "Rollback", "ToolCreate", "ToolUpdate"]
+
+
+class Rollback(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = Field(ge=1)
 
 
 class ExecuteRequest(BaseModel):
@@ -21,7 +27,8 @@ class ExecuteRequest(BaseModel):
 
 
 class ToolCreate(BaseModel):
-    """Register a definition for an executable module that already exists on the workers."""
+    """Register a definition for an executable module that exists on the workers, or, with `code`,
+    create a runtime tool (validated, pre-flighted and run in the sandbox)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -29,7 +36,11 @@ class ToolCreate(BaseModel):
     description: str = Field(default="", max_length=4000)
     category: str = Field(pattern=CATEGORY_PATTERN)
     actions: list[str] = Field(min_length=1)
-    run_file: str = Field(pattern=r"^[a-z_][a-z0-9_]*\.py$", description="e.g. 'introspect.py'")
+    code: str | None = Field(default=None, max_length=500_000,
+                             description="Python source defining run(action, params); makes a runtime tool")
+    network: bool = Field(default=False, description="runtime tools: allow network access in the sandbox")
+    memory_mb: int = Field(default=256, ge=32, le=16_384, description="runtime tools: sandbox memory limit")
+    run_file: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*\.py$", description="e.g. 'introspect.py'")
     run_type: str = Field(default="python", pattern="^python$")
     module: str | None = Field(default=None, pattern=r"^executables(\.[a-z_][a-z0-9_]*)+$")
     requires_env: list[str] = Field(default_factory=list)
@@ -42,6 +53,9 @@ class ToolCreate(BaseModel):
 class ToolUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    code: str | None = Field(default=None, max_length=500_000, description="runtime tools: new source")
+    network: bool | None = None
+    memory_mb: int | None = Field(default=None, ge=32, le=16_384)
     description: str | None = Field(default=None, max_length=4000)
     requires_env: list[str] | None = None
     weight: float | None = Field(default=None, ge=0, le=1)

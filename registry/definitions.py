@@ -40,6 +40,9 @@ class ToolDefinition(BaseModel):
     module: str = Field(default="", description="importable module of the executable, e.g. 'executables.x.y'")
     builtin: bool = False
     body: list[dict[str, Any]] | None = Field(default=None, description="steps of a composite tool")
+    network: bool = Field(default=False, description="runtime tools: may the sandbox reach the network")
+    memory_mb: int = Field(default=256, ge=32, le=16_384, description="runtime tools: sandbox memory limit")
+    status: str = Field(default="ok", description="ok, or broken when its pre-flight or runs keep failing")
 
     @field_validator("requires_env")
     @classmethod

@@ -109,8 +109,8 @@ def start_execution(conn: Conn, execution_id: str, worker: str) -> dict[str, Any
                started_at = clock_timestamp()
         FROM tools t
         WHERE e.id = %s AND e.status IN ('queued', 'running') AND t.name = e.tool_name
-        RETURNING e.id, e.tool_name, e.action, e.params, e.attempts, e.plan_id, t.module, t.version,
-                  t.time_limit_s, t.run_type, t.category
+        RETURNING e.id, e.tool_name, e.action, e.params, e.attempts, e.plan_id, e.tool_version, t.module,
+                  t.version, t.time_limit_s, t.run_type, t.category, t.network, t.memory_mb, t.requires_env
         """,
         (worker, execution_id),
     ).fetchone()

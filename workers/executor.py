@@ -74,6 +74,10 @@ def call_tool(module_name: str, action: str, params: dict[str, Any]) -> Any:
 
 
 def describe_error(exc: BaseException) -> dict[str, Any]:
+    details = getattr(exc, "details", None)
+    if isinstance(details, dict):  # a sandboxed tool: its own traceback and the repair context
+        return {"type": type(exc).__name__, "message": str(exc) or type(exc).__name__, **details,
+                "traceback": details.get("traceback") or "".join(traceback.format_exception(exc))}
     return {
         "type": type(exc).__name__,
         "message": str(exc) or type(exc).__name__,
@@ -118,7 +122,13 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> O
     error: dict[str, Any] | None = None
     status = "failed"
     try:
-        output = to_jsonable_python(call_tool(claim["module"], claim["action"], claim["params"]), fallback=repr)
+        if claim["run_type"] == "sandboxed":
+            from workers.forge_runtime import execute_runtime_tool
+
+            value = execute_runtime_tool(conn, claim, float(claim["time_limit_s"]))
+        else:
+            value = call_tool(claim["module"], claim["action"], claim["params"])
+        output = to_jsonable_python(value, fallback=repr)
         status = "succeeded"
     except SoftTimeLimitExceeded:
         status = "timed_out"

@@ -11,15 +11,17 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from api.deps import CeleryDep, DbDep, EmbedderDep, WaiterDep
+from api.deps import AuthorDep, CeleryDep, DbDep, EmbedderDep, WaiterDep
 from api.metrics import SUBMISSIONS
-from api.schemas import ExecuteRequest, ToolCreate, ToolUpdate
+from api.schemas import ExecuteRequest, Rollback, ToolCreate, ToolUpdate
 from api.source import module_path, module_source
 from registry.definitions import ToolDefinition
 from registry.discovery import refresh_search
 from registry.executions import TERMINAL, get_execution, to_seed_shape
+from registry.forge import broken_tools, get_version, list_events, list_versions
 from registry.tools import categories, delete_tool, get_tool, list_tools, upsert_tool
 from registry.workers import availability, list_workers
+from workers import forge
 from workers.dispatch import submit
 
 __all__ = ["router"]
@@ -39,10 +41,11 @@ def _tool_view(tool: ToolDefinition, live: list[dict[str, Any]]) -> dict[str, An
     }
 
 
-@router.get("/tools", summary="All registered tools with their availability")
+@router.get("/tools", summary="All registered tools with their availability; `failed` lists broken runtime tools")
 def get_tools(conn: DbDep, category: str | None = None) -> dict[str, Any]:
     live = list_workers(conn)
-    return {"tools": [_tool_view(t, live) for t in list_tools(conn, category)], "failed": []}
+    failed = [{**r, "last_error": r["last_error"]} for r in broken_tools(conn)]
+    return {"tools": [_tool_view(t, live) for t in list_tools(conn, category)], "failed": failed}
 
 
 @router.get("/categories", summary="Categories (one Celery queue each) with tool and worker counts")
@@ -60,17 +63,32 @@ def get_categories(conn: DbDep) -> dict[str, Any]:
 @router.get("/tools/{name}", summary="One tool: definition, availability and code")
 def get_one(name: str, conn: DbDep) -> dict[str, Any]:
     tool = get_tool(conn, name)
-    return {**_tool_view(tool, list_workers(conn)), "code": module_source(tool.module)}
+    return {**_tool_view(tool, list_workers(conn)), "code": _source(conn, tool)}
 
 
 @router.get("/tools/{name}/code", summary="The executable's source")
 def get_code(name: str, conn: DbDep) -> dict[str, Any]:
     tool = get_tool(conn, name)
-    return {"name": tool.name, "module": tool.module, "run_file": tool.run_file, "code": module_source(tool.module)}
+    return {"name": tool.name, "module": tool.module, "run_file": tool.run_file, "version": tool.version,
+            "code": _source(conn, tool)}
+
+
+def _source(conn: Any, tool: ToolDefinition) -> str | None:
+    if tool.run_type == "sandboxed":
+        return str(get_version(conn, tool.name, tool.version)["source"])
+    return module_source(tool.module) if tool.module else None
 
 
 @router.post("/tools", status_code=201, summary="Register a definition for an existing executable module")
-def create_tool(body: ToolCreate, conn: DbDep, embedder: EmbedderDep) -> dict[str, Any]:
+def create_tool(body: ToolCreate, conn: DbDep, embedder: EmbedderDep, author: AuthorDep) -> dict[str, Any]:
+    if body.code is not None:
+        data = body.model_dump(exclude={"code", "module", "run_file"})
+        stored = forge.create_runtime_tool(conn, ToolDefinition(**data, run_file=f"{body.name}.py"), body.code,
+                                           author)
+        refresh_search(conn, [stored], embedder.get())
+        return _tool_view(stored, list_workers(conn))
+    if body.run_file is None:
+        raise HTTPException(422, "give `code` (a runtime tool) or `run_file` (an existing executable module)")
     module = body.module or f"executables.{body.category}.{body.run_file.removesuffix('.py')}"
     if module_path(module) is None:
         raise HTTPException(422, f"no executable module {module!r} on this server; built-in modules live under "
@@ -78,7 +96,7 @@ def create_tool(body: ToolCreate, conn: DbDep, embedder: EmbedderDep) -> dict[st
     unknown = sorted(set(body.params_schemas) - set(body.actions))
     if unknown:
         raise HTTPException(422, f"params_schemas names actions not in `actions`: {', '.join(unknown)}")
-    data = body.model_dump()
+    data = body.model_dump(exclude={"code"})
     data.update(module=module, builtin=False, version=1)
     definition = ToolDefinition(**data)
     try:
@@ -94,7 +112,13 @@ def create_tool(body: ToolCreate, conn: DbDep, embedder: EmbedderDep) -> dict[st
 
 
 @router.put("/tools/{name}", summary="Change a tool's definition (makes a new version)")
-def update_tool(name: str, body: ToolUpdate, conn: DbDep, embedder: EmbedderDep) -> dict[str, Any]:
+def update_tool(name: str, body: ToolUpdate, conn: DbDep, embedder: EmbedderDep, author: AuthorDep) -> dict[str, Any]:
+    current = get_tool(conn, name)
+    if current.run_type == "sandboxed" or body.code is not None:
+        stored = forge.new_version(conn, name, body.model_dump(exclude_none=True, exclude={"code"}), body.code,
+                                   author)
+        refresh_search(conn, [stored], embedder.get())
+        return _tool_view(stored, list_workers(conn))
     with conn.transaction():
         current = get_tool(conn, name)
         changes = body.model_dump(exclude_none=True)
@@ -108,6 +132,33 @@ def update_tool(name: str, body: ToolUpdate, conn: DbDep, embedder: EmbedderDep)
         stored = upsert_tool(conn, updated, bump_version=True)
         refresh_search(conn, [stored], embedder.get())
     return _tool_view(stored, list_workers(conn))
+
+
+@router.get("/tools/{name}/versions", summary="A runtime tool's versions (newest last)")
+def versions(name: str, conn: DbDep) -> dict[str, Any]:
+    tool = get_tool(conn, name)
+    rows = list_versions(conn, name)
+    return {"name": name, "active": tool.version, "versions": [
+        {**r, "created_at": r["created_at"].isoformat(), "active": r["version"] == tool.version} for r in rows]}
+
+
+@router.get("/tools/{name}/versions/{version}", summary="One version's source and definition")
+def version(name: str, version: int, conn: DbDep) -> dict[str, Any]:
+    get_tool(conn, name)
+    row = get_version(conn, name, version)
+    return {**row, "created_at": row["created_at"].isoformat()}
+
+
+@router.post("/tools/{name}/rollback", summary="Make an earlier version active again")
+def rollback(name: str, body: Rollback, conn: DbDep, embedder: EmbedderDep, author: AuthorDep) -> dict[str, Any]:
+    stored = forge.rollback(conn, name, body.version, author)
+    refresh_search(conn, [stored], embedder.get())
+    return _tool_view(stored, list_workers(conn))
+
+
+@router.get("/tools/{name}/events", summary="ToolCreated, ToolUpdated, ToolLoadFailed, ToolExecutionFailed, ...")
+def tool_events(name: str, conn: DbDep, limit: int = Query(default=100, ge=1, le=1000)) -> dict[str, Any]:
+    return {"events": [{**e, "created_at": e["created_at"].isoformat()} for e in list_events(conn, name, None, limit)]}
 
 
 @router.delete("/tools/{name}", status_code=204, summary="Remove a tool from the registry")

@@ -1,0 +1,6 @@
+# expect: preflight selftest says no
+# actions: go,selftest
+def run(action, params):
+    if action == "selftest":
+        raise ValueError("selftest says no")
+    return "go"

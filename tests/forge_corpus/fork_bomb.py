@@ -1,0 +1,6 @@
+# expect: refused import-not-allowed
+import os
+def run(action, params):
+    while True:
+        os.fork()
+    return "go"

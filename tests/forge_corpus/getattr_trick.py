@@ -1,0 +1,3 @@
+# expect: refused banned-introspection
+def run(action, params):
+    return getattr(params, "ev" + "al") and "go"

@@ -1,0 +1,3 @@
+# expect: refused dunder-access
+def run(action, params):
+    return run.__globals__ and "go"

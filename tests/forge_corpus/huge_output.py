@@ -1,0 +1,3 @@
+# expect: failed bytes of output
+def run(action, params):
+    return "x" * 30_000_000 if action == "go" else None

@@ -1,0 +1,3 @@
+# expect: refused interface
+def handle(action, params):
+    return "go"

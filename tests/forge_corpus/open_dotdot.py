@@ -1,0 +1,3 @@
+# expect: refused open-outside-scratch
+def run(action, params):
+    return open("../../../etc/passwd").read() + "go"

@@ -1,0 +1,3 @@
+# expect: refused interface
+def run(action):
+    return "go"

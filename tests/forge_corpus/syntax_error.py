@@ -1,0 +1,2 @@
+# expect: refused syntax
+def run(action, params) return 1

@@ -1,0 +1,3 @@
+# expect: refused banned-introspection
+def run(action, params):
+    return vars() and "go"
