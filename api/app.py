@@ -8,11 +8,13 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from api.auth import auth_enabled, auth_middleware
 from api.embedder import EmbedderHolder
 from api.errors import install_error_handlers
+from api.limits import install_body_limit
 from api.metrics import install_metrics
 from api.notify import ExecutionWaiter
-from api.routers import dashboard, discovery, executions, plans, queues, tools, workers
+from api.routers import dashboard, discovery, executions, keys, plans, queues, tools, workers
 from registry.db import make_pool
 from toolfleet.services import database_url
 from toolfleet.settings import Settings, get_settings
@@ -48,8 +50,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Run tools for AI agents on Celery workers across many hosts; every execution recorded in Postgres.",
         lifespan=lifespan,
     )
+    app.state.auth_required = auth_enabled(s.auth, s.api_host)
+    app.middleware("http")(auth_middleware)
     install_error_handlers(app)
     install_metrics(app)
+    install_body_limit(app, s.max_request_bytes)
     app.include_router(dashboard.router)
     app.mount("/static", StaticFiles(directory=dashboard.STATIC), name="static")
     app.include_router(discovery.router)
@@ -58,4 +63,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(workers.router)
     app.include_router(queues.router)
     app.include_router(plans.router)
+    app.include_router(keys.router)
     return app

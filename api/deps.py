@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from celery import Celery
 from fastapi import Depends, Request
@@ -13,7 +13,7 @@ from api.notify import ExecutionWaiter
 from registry.db import Conn
 from toolfleet.settings import Settings
 
-__all__ = ["AuthorDep", "CeleryDep", "DbDep", "EmbedderDep", "SettingsDep", "WaiterDep"]
+__all__ = ["AuthorDep", "KeyDep", "CeleryDep", "DbDep", "EmbedderDep", "SettingsDep", "WaiterDep"]
 
 
 def _db(request: Request) -> Iterator[Conn]:
@@ -38,8 +38,15 @@ def _embedder(request: Request) -> EmbedderHolder:
 
 
 def _author(request: Request) -> str:
-    """Who made a change: the authenticated key's name once keys exist, else X-Toolfleet-Author."""
+    """Who made a change: the API key's name when auth is on, else X-Toolfleet-Author."""
+    key = getattr(request.state, "api_key", None)
+    if key:
+        return f"key:{key['name']}"
     return request.headers.get("x-toolfleet-author", "anonymous")[:200]
+
+
+def _key(request: Request) -> dict[str, Any] | None:
+    return getattr(request.state, "api_key", None)
 
 
 DbDep = Annotated[Conn, Depends(_db)]
@@ -48,3 +55,4 @@ SettingsDep = Annotated[Settings, Depends(_settings)]
 WaiterDep = Annotated[ExecutionWaiter, Depends(_waiter)]
 EmbedderDep = Annotated[EmbedderHolder, Depends(_embedder)]
 AuthorDep = Annotated[str, Depends(_author)]
+KeyDep = Annotated[dict[str, Any] | None, Depends(_key)]

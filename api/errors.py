@@ -29,6 +29,8 @@ _STATUS: list[tuple[type[e.ToolfleetError], int, str]] = [
     (e.ToolDisabled, 409, "tool_disabled"),
     (e.ToolUnavailable, 409, "tool_unavailable"),
     (e.ServiceUnavailable, 503, "service_unavailable"),
+    (e.Backpressure, 429, "too_many_requests"),
+    (e.Forbidden, 403, "forbidden"),
     (PlanNotFound, 404, "plan_not_found"),
     (VersionNotFound, 404, "version_not_found"),
     (CodeRefused, 422, "code_refused"),
@@ -63,6 +65,8 @@ async def _toolfleet_error(_: Request, exc: Exception) -> JSONResponse:
     for kind, status, code in _STATUS:
         if isinstance(exc, kind):
             headers = {"Retry-After": "5"} if status == 503 else None
+            if isinstance(exc, e.Backpressure):
+                headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
             return JSONResponse(_body(code, str(exc), **_extra(exc)), status_code=status, headers=headers)
     log.exception("unmapped toolfleet error", exc_info=exc)
     return JSONResponse(_body("internal_error", str(exc)), status_code=500)

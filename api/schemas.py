@@ -40,6 +40,8 @@ class ToolCreate(BaseModel):
                              description="Python source defining run(action, params); makes a runtime tool")
     network: bool = Field(default=False, description="runtime tools: allow network access in the sandbox")
     memory_mb: int = Field(default=256, ge=32, le=16_384, description="runtime tools: sandbox memory limit")
+    idempotent: bool = Field(default=True, description="safe to run again after a crash interrupted it")
+    rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
     run_file: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*\.py$", description="e.g. 'introspect.py'")
     run_type: str = Field(default="python", pattern="^python$")
     module: str | None = Field(default=None, pattern=r"^executables(\.[a-z_][a-z0-9_]*)+$")
@@ -56,6 +58,8 @@ class ToolUpdate(BaseModel):
     code: str | None = Field(default=None, max_length=500_000, description="runtime tools: new source")
     network: bool | None = None
     memory_mb: int | None = Field(default=None, ge=32, le=16_384)
+    idempotent: bool | None = None
+    rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
     description: str | None = Field(default=None, max_length=4000)
     requires_env: list[str] | None = None
     weight: float | None = Field(default=None, ge=0, le=1)

@@ -43,6 +43,8 @@ class ToolDefinition(BaseModel):
     network: bool = Field(default=False, description="runtime tools: may the sandbox reach the network")
     memory_mb: int = Field(default=256, ge=32, le=16_384, description="runtime tools: sandbox memory limit")
     status: str = Field(default="ok", description="ok, or broken when its pre-flight or runs keep failing")
+    idempotent: bool = Field(default=True, description="safe to run again if a crash may have interrupted it")
+    rate_limit_per_min: int | None = Field(default=None, ge=1, description="accepted executions per minute")
 
     @field_validator("requires_env")
     @classmethod
@@ -73,12 +75,14 @@ class ToolSpec:
         requires_env: list[str] | None = None,
         weight: float = 0.5,
         time_limit_s: float = 60.0,
+        idempotent: bool = True,
     ) -> None:
         self.name, self.description, self.category = name, description, category
         self.actions = actions
         self.requires_env = requires_env or []
         self.weight = weight
         self.time_limit_s = time_limit_s
+        self.idempotent = idempotent
 
     def definition(self, module: str) -> ToolDefinition:
         return ToolDefinition(
@@ -90,6 +94,7 @@ class ToolSpec:
             requires_env=self.requires_env,
             weight=self.weight,
             time_limit_s=self.time_limit_s,
+            idempotent=self.idempotent,
             params_schemas={a: m.model_json_schema() for a, m in self.actions.items()},
             module=module,
             builtin=True,

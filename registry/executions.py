@@ -22,7 +22,11 @@ __all__ = [
     "create_execution",
     "get_execution",
     "list_executions",
-    "start_execution",
+    "lock_for_claim",
+    "mark_running",
+    "requeue_for_retry",
+    "mark_sent",
+    "cancel_execution",
     "finish_execution",
     "fail_unsent",
     "to_record",
@@ -101,19 +105,34 @@ def list_executions(
     return rows[:limit], next_cursor
 
 
-def start_execution(conn: Conn, execution_id: str, worker: str) -> dict[str, Any] | None:
-    """Claim the execution for this attempt; None when it already ended (a redelivery)."""
+_CLAIM_COLUMNS = """e.id, e.tool_name, e.action, e.params, e.attempts, e.plan_id, e.tool_version, e.status,
+    e.worker AS owner, e.worker_pid AS owner_pid, e.retries, t.module, t.version, t.time_limit_s, t.run_type,
+    t.category, t.network, t.memory_mb, t.requires_env, t.idempotent"""
+
+
+def lock_for_claim(conn: Conn, execution_id: str) -> dict[str, Any] | None:
+    """The execution and its tool, row-locked (call inside a transaction); None when it does not exist."""
     return conn.execute(
-        """
-        UPDATE executions e SET status = 'running', attempts = e.attempts + 1, worker = %s,
-               started_at = clock_timestamp()
-        FROM tools t
-        WHERE e.id = %s AND e.status IN ('queued', 'running') AND t.name = e.tool_name
-        RETURNING e.id, e.tool_name, e.action, e.params, e.attempts, e.plan_id, e.tool_version, t.module,
-                  t.version, t.time_limit_s, t.run_type, t.category, t.network, t.memory_mb, t.requires_env
-        """,
-        (worker, execution_id),
-    ).fetchone()
+        f"SELECT {_CLAIM_COLUMNS} FROM executions e JOIN tools t ON t.name = e.tool_name "
+        "WHERE e.id = %s FOR UPDATE OF e", (execution_id,)).fetchone()
+
+
+def mark_running(conn: Conn, execution_id: str, worker: str, pid: int) -> int:
+    """This attempt owns the execution now; answers the attempt number."""
+    row = conn.execute(
+        "UPDATE executions SET status = 'running', attempts = attempts + 1, worker = %s, worker_pid = %s, "
+        "started_at = clock_timestamp() WHERE id = %s RETURNING attempts", (worker, pid, execution_id)).fetchone()
+    assert row is not None
+    return int(row["attempts"])
+
+
+def requeue_for_retry(conn: Conn, execution_id: str, attempt: int, error: dict[str, Any], delay_s: float) -> bool:
+    """A retryable failure: back to queued (the error kept as the last one), counted in `retries`."""
+    cur = conn.execute(
+        "UPDATE executions SET status = 'queued', retries = retries + 1, error = %s, "
+        "sent_at = clock_timestamp() + make_interval(secs => %s) "
+        "WHERE id = %s AND status = 'running' AND attempts = %s", (Jsonb(error), delay_s, execution_id, attempt))
+    return cur.rowcount == 1
 
 
 def finish_execution(
@@ -138,6 +157,10 @@ def finish_execution(
          duration_ms, execution_id, attempt),
     )
     return cur.rowcount == 1
+
+
+def mark_sent(conn: Conn, execution_id: str | uuid.UUID) -> None:
+    conn.execute("UPDATE executions SET sent_at = clock_timestamp() WHERE id = %s", (execution_id,))
 
 
 def fail_unsent(conn: Conn, execution_id: str | uuid.UUID, message: str) -> None:
@@ -168,6 +191,7 @@ def to_record(row: dict[str, Any]) -> dict[str, Any]:
         "output": row["output"],
         "error": row["error"],
         "attempts": row["attempts"],
+        "retries": row.get("retries", 0),
         "worker": row["worker"],
         "tool_version": row["tool_version"],
         "idempotency_key": row["idempotency_key"],
@@ -196,3 +220,13 @@ def to_seed_shape(row: dict[str, Any]) -> dict[str, Any]:
         "timestamp": _iso(row["finished_at"] or row["submitted_at"]),
         "success": row["status"] == "succeeded",
     }
+
+
+def cancel_execution(conn: Conn, execution_id: str) -> dict[str, Any] | None:
+    """End a queued or running execution as cancelled; None when it had already ended."""
+    return conn.execute(
+        "UPDATE executions SET status = 'cancelled', finished_at = clock_timestamp(), "
+        "duration_ms = CASE WHEN started_at IS NULL THEN NULL "
+        "ELSE EXTRACT(EPOCH FROM clock_timestamp() - started_at) * 1000 END, error = %s "
+        "WHERE id = %s AND status IN ('queued', 'running') RETURNING *",
+        (Jsonb({"type": "Cancelled", "message": "cancelled on request", "traceback": None}), execution_id)).fetchone()

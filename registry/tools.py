@@ -13,7 +13,8 @@ from toolfleet.errors import ToolNotFound
 __all__ = ["get_tool", "list_tools", "upsert_tool", "delete_tool", "categories", "row_to_definition"]
 
 _COLUMNS = ("name, description, category, actions, params_schemas, run_file, run_type, module, requires_env, "
-            "weight, enabled, version, time_limit_s, builtin, body, network, memory_mb, status")
+            "weight, enabled, version, time_limit_s, builtin, body, network, memory_mb, status, idempotent, "
+            "rate_limit_per_min")
 
 
 def row_to_definition(row: dict[str, Any]) -> ToolDefinition:
@@ -50,14 +51,16 @@ def upsert_tool(conn: Conn, tool: ToolDefinition, *, bump_version: bool = False)
         INSERT INTO tools ({_COLUMNS})
         VALUES (%(name)s, %(description)s, %(category)s, %(actions)s, %(params_schemas)s, %(run_file)s,
                 %(run_type)s, %(module)s, %(requires_env)s, %(weight)s, %(enabled)s, %(version)s,
-                %(time_limit_s)s, %(builtin)s, %(body)s, %(network)s, %(memory_mb)s, %(status)s)
+                %(time_limit_s)s, %(builtin)s, %(body)s, %(network)s, %(memory_mb)s, %(status)s, %(idempotent)s,
+                %(rate_limit_per_min)s)
         ON CONFLICT (name) DO UPDATE SET
             description = EXCLUDED.description, category = EXCLUDED.category, actions = EXCLUDED.actions,
             params_schemas = EXCLUDED.params_schemas, run_file = EXCLUDED.run_file,
             run_type = EXCLUDED.run_type, module = EXCLUDED.module, requires_env = EXCLUDED.requires_env,
             weight = EXCLUDED.weight, enabled = EXCLUDED.enabled, time_limit_s = EXCLUDED.time_limit_s,
             builtin = EXCLUDED.builtin, body = EXCLUDED.body, network = EXCLUDED.network,
-            memory_mb = EXCLUDED.memory_mb, status = EXCLUDED.status,
+            memory_mb = EXCLUDED.memory_mb, status = EXCLUDED.status, idempotent = EXCLUDED.idempotent,
+            rate_limit_per_min = EXCLUDED.rate_limit_per_min,
             version = CASE WHEN %(bump)s THEN tools.version + 1 ELSE EXCLUDED.version END,
             updated_at = now()
         RETURNING {_COLUMNS}

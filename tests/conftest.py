@@ -25,7 +25,7 @@ from toolfleet.services import EmbeddedPostgres, EmbeddedRedis
 from toolfleet.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_TOOLS = ["stubborn", "secretive", "asyncish"]
+SAMPLE_TOOLS = ["stubborn", "secretive", "asyncish", "flaky"]
 
 
 def free_port() -> int:
@@ -58,6 +58,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "BROKER_URL": redis.url,
         "TOOLFLEET_STATE_DIR": str(root),
         "TOOLFLEET_HEARTBEAT_INTERVAL_S": "1",
+        "TOOLFLEET_WORKER_DEAD_AFTER_S": "5",
         "TOOLFLEET_HARD_LIMIT_GRACE_S": "2",
         "TOOLFLEET_WORKSPACE_DIR": str(root / "workspace"),
     }

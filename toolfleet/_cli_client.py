@@ -20,7 +20,8 @@ API_OPT = typer.Option(None, "--api", help="API base URL (default TOOLFLEET_API_
 
 
 def _client(api: str | None) -> Client:
-    return Client(api or get_settings().api_base_url())
+    s = get_settings()
+    return Client(api or s.api_base_url(), api_key=s.api_key)
 
 
 def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:

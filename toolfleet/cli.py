@@ -101,11 +101,71 @@ def api(
     from toolfleet.services import check_database
 
     s = get_settings()
+    if host:
+        s = s.model_copy(update={"api_host": host})  # auth=auto decides on the address actually served
     try:
         check_database()
     except ToolfleetError as exc:
         _fail(exc)
-    uvicorn.run(create_app(s), host=host or s.api_host, port=port or s.api_port)
+    uvicorn.run(create_app(s), host=s.api_host, port=port or s.api_port)
+
+
+keys_app = typer.Typer(help="API keys (written straight to Postgres: run it where the database is reachable).")
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("create")
+def keys_create(
+    name: str = typer.Option(..., help="a name for the key, e.g. the agent using it"),
+    scopes: str = typer.Option("read,execute", help="comma-separated: read, execute, admin"),
+    categories: str | None = typer.Option(None, help="only tools of these categories (comma-separated)"),
+    tools: str | None = typer.Option(None, help="only these tools (comma-separated)"),
+) -> None:
+    """Create an API key; it is printed once."""
+    from registry.db import connect
+    from registry.keys import create_key
+
+    def split(v: str | None) -> list[str] | None:
+        return [x.strip() for x in v.split(",") if x.strip()] if v else None
+
+    try:
+        with connect() as conn:
+            key, _ = create_key(conn, name=name, scopes=split(scopes) or [], categories=split(categories),
+                                tools=split(tools))
+    except (ToolfleetError, ValueError) as exc:
+        _fail(exc)
+    typer.echo(key)
+    typer.echo("(shown only now; send it as `Authorization: Bearer <key>` or set TOOLFLEET_API_KEY)", err=True)
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """List keys (never their secrets)."""
+    from registry.db import connect
+    from registry.keys import list_keys
+
+    try:
+        with connect() as conn:
+            for k in list_keys(conn):
+                state = "revoked" if k["revoked_at"] else "active"
+                typer.echo(f"{k['name']:20} {k['prefix']}…  {','.join(k['scopes']):20} {state}")
+    except ToolfleetError as exc:
+        _fail(exc)
+
+
+@keys_app.command("revoke")
+def keys_revoke(name: str = typer.Argument(...)) -> None:
+    """Revoke a key by name."""
+    from registry.db import connect
+    from registry.keys import revoke_key
+
+    try:
+        with connect() as conn:
+            if not revoke_key(conn, name):
+                _fail(ValueError(f"no active key named {name!r}"))
+    except ToolfleetError as exc:
+        _fail(exc)
+    typer.echo(f"revoked {name}")
 
 
 @app.command()
@@ -127,7 +187,8 @@ def mcp(
         _fail(ValueError("--transport is stdio or http"))
     if mode not in ("actions", "discovery"):
         _fail(ValueError("--mode is actions or discovery"))
-    server = build_server(api_url or get_settings().api_base_url(), mode=mode, wait=wait)
+    s = get_settings()
+    server = build_server(api_url or s.api_base_url(), mode=mode, wait=wait, api_key=s.api_key)
     if transport == "stdio":
         anyio.run(run_stdio, server)
     else:

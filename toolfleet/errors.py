@@ -11,7 +11,9 @@
     │   ├── ToolTimeout         the tool's own deadline passed (recorded as timed_out)
     │   └── PathEscape          a path resolves outside the workspace root
     ├── RetryableError(delay=)  a transient failure the executor may retry
-    └── ExecutionNotFound       no execution with that id
+    ├── ExecutionNotFound       no execution with that id
+    ├── Backpressure(retry_after=)  a queue or rate limit was reached (HTTP 429)
+    └── Forbidden               the API key may not use that tool or category (HTTP 403)
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ __all__ = [
     "PathEscape",
     "RetryableError",
     "ExecutionNotFound",
+    "Backpressure",
+    "Forbidden",
 ]
 
 
@@ -94,6 +98,18 @@ class RetryableError(ToolfleetError):
     def __init__(self, message: str, delay: float = 1.0) -> None:
         super().__init__(message)
         self.delay = delay
+
+
+class Backpressure(ToolfleetError):
+    """Too much work waiting (a queue limit) or too fast (a rate limit): answered 429 with Retry-After."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Forbidden(ToolfleetError):
+    """The API key may not do this (answered 403)."""
 
 
 class ExecutionNotFound(ToolfleetError):

@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     state_dir: Path = Path(".toolfleet")
 
     api_url: str | None = None  # where the CLI finds the API; default http://<api_host>:<api_port>
+    api_key: str | None = None  # what the CLI, client and MCP server send as `Authorization: Bearer`
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     flower_port: int = 5555
@@ -43,6 +44,15 @@ class Settings(BaseSettings):
     visibility_timeout_s: int = 3600
     publish_timeout_s: float = 5.0
     default_time_limit_s: float = 60.0
+    worker_dead_after_s: float = 20.0  # a worker silent this long is dead: its running executions are recovered
+    resend_after_s: float = 120.0  # a queued execution whose queue is empty this long after sending is re-sent
+    max_resends: int = 3
+    max_retries: int = 3  # for RetryableError, with exponential backoff and jitter
+    queue_limit: int = 10_000  # queued executions per category before submissions answer 429
+    queue_limits: dict[str, int] = {}  # per-category overrides, e.g. {"browser": 200}
+    max_request_bytes: int = 2_000_000
+    max_output_bytes: int = 10_000_000
+    auth: str = "auto"  # required | disabled | auto (required unless the API listens on loopback only)
     hard_limit_grace_s: float = 5.0
 
     workspace_dir: Path = Path(".toolfleet/workspace")

@@ -11,38 +11,42 @@ from typing import Any
 from celery import Celery
 
 from registry.db import Conn
-from registry.executions import create_execution, fail_unsent
+from registry.definitions import ToolDefinition
+from registry.executions import create_execution, fail_unsent, mark_sent
 from registry.tools import get_tool
 from registry.validation import validate_request
 from registry.workers import availability, list_workers
-from toolfleet.errors import InvalidParams, ServiceUnavailable, ToolUnavailable
+from toolfleet.errors import Backpressure, Forbidden, InvalidParams, ServiceUnavailable, ToolUnavailable
 from toolfleet.names import TASK_EXECUTE, queue_for
 from toolfleet.services import redact
 from toolfleet.settings import get_settings
 
-__all__ = ["submit", "prepare", "send"]
+__all__ = ["submit", "prepare", "send", "allowed_for_key"]
 
 _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")
 
 
 def submit(conn: Conn, app: Celery, *, tool_name: str, action: str, params: Any,
            target: str | None = None, idempotency_key: str | None = None,
-           plan: tuple[str, int, int] | None = None) -> dict[str, Any]:
+           plan: tuple[str, int, int] | None = None, key: dict[str, Any] | None = None) -> dict[str, Any]:
     """Answers the new execution row (or the one already made with this idempotency key);
     raises a ToolfleetError saying what was wrong. `conn` must be in autocommit: the row is
     committed before the message is sent, so a worker always finds it."""
     row, created = prepare(conn, tool_name=tool_name, action=action, params=params, target=target,
-                           idempotency_key=idempotency_key, plan=plan)
+                           idempotency_key=idempotency_key, plan=plan, key=key)
     if created:
         send(conn, app, row)
     return row
 
 
 def prepare(conn: Conn, *, tool_name: str, action: str, params: Any, target: str | None = None,
-            idempotency_key: str | None = None,
-            plan: tuple[str, int, int] | None = None) -> tuple[dict[str, Any], bool]:
+            idempotency_key: str | None = None, plan: tuple[str, int, int] | None = None,
+            key: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
     """Validate and insert the queued row, without sending; answers (row, created)."""
     tool = get_tool(conn, tool_name)
+    refusal = allowed_for_key(key, tool.name, tool.category)
+    if refusal:
+        raise Forbidden(refusal)
     if tool.run_type == "composite":
         raise ToolUnavailable(tool.name, [], (
             f"{tool.name!r} is a composite tool: run it inside a plan, "
@@ -61,11 +65,44 @@ def prepare(conn: Conn, *, tool_name: str, action: str, params: Any, target: str
             raise ToolUnavailable(tool.name, [], (
                 f"no live {tool.category} worker on host {target!r}; "
                 f"live {tool.category} hosts: {', '.join(hosts) or 'none'}"))
+    _check_limits(conn, tool)
     queue = queue_for(tool.category, target)
     row, created = create_execution(conn, tool=tool.name, action=action, params=params, queue=queue,
                                     tool_version=tool.version, target=target, idempotency_key=idempotency_key,
                                     plan=plan)
     return {**row, "time_limit_s": tool.time_limit_s}, created
+
+
+def allowed_for_key(key: dict[str, Any] | None, tool: str, category: str) -> str | None:
+    """None when the API key (if any) may run this tool, else why not."""
+    if key is None:
+        return None
+    if key.get("categories") and category not in key["categories"]:
+        return f"this API key may run tools of the categories {', '.join(key['categories'])}, not {category!r}"
+    if key.get("tools") and tool not in key["tools"]:
+        return f"this API key may run the tools {', '.join(key['tools'])}, not {tool!r}"
+    return None
+
+
+def _check_limits(conn: Conn, tool: ToolDefinition) -> None:
+    """Backpressure: the category's queue limit and the tool's rate limit, before anything is written."""
+    s = get_settings()
+    limit = s.queue_limits.get(tool.category, s.queue_limit)
+    waiting = conn.execute(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM executions e JOIN tools t ON t.name = e.tool_name "
+        "WHERE e.status = 'queued' AND t.category = %s LIMIT %s) q", (tool.category, limit)).fetchone()
+    if waiting and waiting["n"] >= limit:
+        raise Backpressure(f"the {tool.category!r} queue already holds {limit} waiting executions (its limit); "
+                           "retry later or add workers for it", retry_after=10)
+    if tool.rate_limit_per_min:
+        row = conn.execute(
+            "SELECT count(*) AS n, EXTRACT(EPOCH FROM min(submitted_at) + interval '60 seconds' - now()) AS wait "
+            "FROM executions WHERE tool_name = %s AND submitted_at > now() - interval '60 seconds'",
+            (tool.name,)).fetchone()
+        if row and row["n"] >= tool.rate_limit_per_min:
+            wait = max(1.0, float(row["wait"] or 1))
+            raise Backpressure(f"{tool.name!r} accepts {tool.rate_limit_per_min} executions per minute; "
+                               f"retry in {int(wait)}s", retry_after=wait)
 
 
 def send(conn: Conn, app: Celery, row: dict[str, Any]) -> None:
@@ -83,3 +120,4 @@ def send(conn: Conn, app: Celery, row: dict[str, Any]) -> None:
                    "queued. Start the broker (or set BROKER_URL) and submit again")
         fail_unsent(conn, execution_id, message)
         raise ServiceUnavailable(message) from exc
+    mark_sent(conn, execution_id)

@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import json
 import logging
 import os
+import random
 import time
 import traceback
 from typing import Any, NamedTuple
@@ -20,13 +22,15 @@ from billiard.exceptions import SoftTimeLimitExceeded
 from pydantic_core import to_jsonable_python
 
 from registry.db import Conn, connect
-from registry.executions import finish_execution, start_execution
-from toolfleet.errors import ToolTimeout
+from registry.executions import TERMINAL, finish_execution, lock_for_claim, mark_running, requeue_for_retry
+from registry.workers import worker_live
+from toolfleet.errors import ExecutableError, RetryableError, ToolTimeout
+from toolfleet.settings import get_settings
 from workers import metrics
 from workers.context import ExecutionContext, activate, append_log, reset
 
-__all__ = ["ExecutionNotVisible", "Outcome", "MAX_ATTEMPTS", "call_tool", "describe_error", "run_execution",
-           "worker_connection", "record_timeout"]
+__all__ = ["ExecutionNotVisible", "OwnerAlive", "Outcome", "MAX_ATTEMPTS", "call_tool", "describe_error",
+           "run_execution", "worker_connection", "record_timeout"]
 
 log = logging.getLogger("toolfleet.executor")
 
@@ -89,22 +93,54 @@ class ExecutionNotVisible(RuntimeError):
     """The message arrived before its row is visible."""
 
 
+class OwnerAlive(RuntimeError):
+    """Another live process runs this execution (a duplicate message): try again later."""
+
+
 class Outcome(NamedTuple):
     status: str
     plan_id: str | None
+    retry_in: float | None = None
 
 
-def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> Outcome | None:
-    """Run one execution to its terminal state; answers that state (and its plan), or None when it was over."""
-    conn = conn or worker_connection()
-    claim = start_execution(conn, execution_id, worker)
-    if claim is None:
-        if conn.execute("SELECT 1 FROM executions WHERE id = %s", (execution_id,)).fetchone() is None:
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _claim(conn: Conn, execution_id: str, worker: str) -> tuple[dict[str, Any] | None, int, Outcome | None]:
+    """(claim row, attempt, None) when this process owns the execution now, else (None, 0, outcome-or-None)."""
+    live_after = get_settings().worker_dead_after_s
+    with conn.transaction():
+        row = lock_for_claim(conn, execution_id)
+        if row is None:
             # not committed yet (or from another database): the task retries shortly, then gives up
             raise ExecutionNotVisible(f"execution {execution_id} is not in the database")
-        log.info("execution %s already finished; dropping the redelivered message", execution_id)
-        return None
-    attempt = claim["attempts"]
+        if row["status"] in TERMINAL:
+            log.info("execution %s already ended (%s); dropping the message", execution_id, row["status"])
+            return None, 0, None
+        if row["status"] == "running":
+            same_node = row["owner"] == worker
+            owner_alive = (_pid_alive(row["owner_pid"]) if same_node
+                           else worker_live(conn, row["owner"], live_after, row["owner_pid"]))
+            if owner_alive:
+                raise OwnerAlive(f"execution {execution_id} runs on {row['owner']} (pid {row['owner_pid']})")
+            if not row["idempotent"]:
+                # the previous attempt may have done its side effects: do not run it a second time
+                finish_execution(conn, execution_id, row["attempts"], "failed", error={
+                    "type": "MayHaveRun", "may_have_run": True, "traceback": None,
+                    "message": f"the worker running this execution ({row['owner']}) died while it ran; "
+                               f"{row['tool_name']} is not idempotent, so it was not run again. Check its effects "
+                               "and submit it again if needed"})
+                return None, 0, Outcome("failed", _plan(row))
+        attempt = mark_running(conn, execution_id, worker, os.getpid())
     if attempt > MAX_ATTEMPTS:
         finish_execution(conn, execution_id, attempt, "failed", error={
             "type": "WorkerLost",
@@ -112,7 +148,29 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> O
                        "(killed, crashed or out of memory); not retrying",
             "traceback": None,
         })
-        return Outcome("failed", _plan(claim))
+        return None, 0, Outcome("failed", _plan(row))
+    return row, attempt, None
+
+
+def _finish(execution_id: str, attempt: int, status: str, **fields: Any) -> bool:
+    """Write the terminal state, riding out a Postgres restart (the broker message is acked only after)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return finish_execution(worker_connection(), execution_id, attempt, status, **fields)
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("Postgres unavailable while recording %s (%s); retrying", execution_id, exc)
+            time.sleep(1.0)
+
+
+def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> Outcome | None:
+    """Run one execution to its terminal state; answers that state (and its plan), or None when it was over."""
+    conn = conn or worker_connection()
+    claim, attempt, outcome = _claim(conn, execution_id, worker)
+    if claim is None:
+        return outcome
     ctx = ExecutionContext(execution_id=str(execution_id), tool=claim["tool_name"], action=claim["action"],
                            worker=worker, attempt=attempt)
     token = activate(ctx)
@@ -121,6 +179,7 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> O
     output: Any = None
     error: dict[str, Any] | None = None
     status = "failed"
+    retry_in: float | None = None
     try:
         if claim["run_type"] == "sandboxed":
             from workers.forge_runtime import execute_runtime_tool
@@ -129,6 +188,12 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> O
         else:
             value = call_tool(claim["module"], claim["action"], claim["params"])
         output = to_jsonable_python(value, fallback=repr)
+        size = len(json.dumps(output, default=str))
+        limit = get_settings().max_output_bytes
+        if size > limit:
+            output = None
+            raise ExecutableError(f"the output is {size} bytes, over the limit of {limit} "
+                                  "(TOOLFLEET_MAX_OUTPUT_BYTES); return less, or write it to a file")
         status = "succeeded"
     except SoftTimeLimitExceeded:
         status = "timed_out"
@@ -139,6 +204,12 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> O
     except ToolTimeout as exc:
         status = "timed_out"
         error = describe_error(exc)
+    except RetryableError as exc:
+        status = "failed"
+        error = describe_error(exc)
+        if claim["retries"] < get_settings().max_retries:
+            # exponential backoff with jitter, from the delay the tool asked for
+            retry_in = min(300.0, exc.delay * 2 ** claim["retries"]) * random.uniform(0.5, 1.5)
     except (Exception, SystemExit) as exc:
         status = "failed"
         error = describe_error(exc)
@@ -154,14 +225,12 @@ def run_execution(execution_id: str, worker: str, conn: Conn | None = None) -> O
             log.info("execution %s after %.1f ms", status, duration_ms)
         reset(token)
         metrics.busy(claim["category"], -1)
+    if retry_in is not None and error is not None:
+        if requeue_for_retry(worker_connection(), execution_id, attempt, {**error, "retry_in_s": round(retry_in, 2)},
+                             retry_in):
+            return Outcome("queued", None, retry_in)
     metrics.observe_execution(claim["tool_name"], claim["category"], status, duration_ms)
-    try:
-        written = finish_execution(conn, execution_id, attempt, status, output=output, error=error,
-                                   duration_ms=duration_ms)
-    except psycopg.OperationalError:
-        conn = worker_connection()  # one reconnect; the message is redelivered if this fails too
-        written = finish_execution(conn, execution_id, attempt, status, output=output, error=error,
-                                   duration_ms=duration_ms)
+    written = _finish(execution_id, attempt, status, output=output, error=error, duration_ms=duration_ms)
     if not written:
         log.warning("execution %s attempt %s finished but a newer attempt or a cancel owns it", execution_id, attempt)
     return Outcome(status, _plan(claim))

@@ -18,8 +18,8 @@ from registry.db import Conn
 from registry.definitions import ToolDefinition
 from registry.plan_spec import REF_RE, PlanError, Registry, normalise_blocks
 from registry.tools import upsert_tool
-from toolfleet.errors import ToolfleetError
-from workers.dispatch import prepare, send
+from toolfleet.errors import Forbidden, ToolfleetError
+from workers.dispatch import allowed_for_key, prepare, send
 
 __all__ = ["PlanStateError", "PlanNotFound", "create_plan", "advance", "approve", "reject", "fix", "cancel", "get_plan",
            "save_as_tool", "list_plans", "REVIEW_MODES"]
@@ -66,11 +66,22 @@ def _history(row: dict[str, Any], event: str, **details: Any) -> list[dict[str, 
                               **details}]
 
 
-def create_plan(conn: Conn, app: Celery, *, goal: str, blocks: Any, review: str) -> dict[str, Any]:
+def _authorize(reg: Registry, blocks: list[dict[str, Any]], key: dict[str, Any] | None) -> None:
+    for b, block in enumerate(blocks):
+        for i, step in enumerate(block["steps"]):
+            refusal = allowed_for_key(key, step["tool"], reg.tools[step["tool"]].category)
+            if refusal:
+                raise Forbidden(f"block {b} step {i}: {refusal}")
+
+
+def create_plan(conn: Conn, app: Celery, *, goal: str, blocks: Any, review: str,
+                key: dict[str, Any] | None = None) -> dict[str, Any]:
     """Validate and store a plan; start it unless it waits for review. Raises PlanError (422)."""
     if review not in REVIEW_MODES:
         raise PlanError(f"review must be one of {', '.join(REVIEW_MODES)}")
-    normal = normalise_blocks(blocks, Registry(conn))
+    reg = Registry(conn)
+    normal = normalise_blocks(blocks, reg)
+    _authorize(reg, normal, key)
     plan_id = uuid.uuid4()
     status = "REVIEW" if review == "before_each_block" else "EXECUTING"
     with conn.transaction():
@@ -234,7 +245,8 @@ def reject(conn: Conn, plan_id: str, feedback: str) -> dict[str, Any]:
     return get_plan(conn, plan_id)
 
 
-def fix(conn: Conn, app: Celery, plan_id: str, *, from_block: int, blocks: Any, feedback: str = "") -> dict[str, Any]:
+def fix(conn: Conn, app: Celery, plan_id: str, *, from_block: int, blocks: Any, feedback: str = "",
+        key: dict[str, Any] | None = None) -> dict[str, Any]:
     """Replace block `from_block` and everything after it, keep the history of what ran, and resume."""
     with conn.transaction():
         row = _lock(conn, plan_id)
@@ -245,8 +257,9 @@ def fix(conn: Conn, app: Celery, plan_id: str, *, from_block: int, blocks: Any, 
             raise PlanError(f"from_block {from_block} is out of range: it must be between 0 and the current block "
                             f"{row['current_block']} (blocks after it have not run and can be replaced from there)")
         kept = row["blocks"][:from_block]
-        new = normalise_blocks(blocks, Registry(conn), offset=from_block,
-                               earlier_sizes=[len(b["steps"]) for b in kept])
+        reg = Registry(conn)
+        new = normalise_blocks(blocks, reg, offset=from_block, earlier_sizes=[len(b["steps"]) for b in kept])
+        _authorize(reg, new, key)
         status = "REVIEW" if row["review"] == "before_each_block" else "EXECUTING"
         _set(conn, row["id"], blocks=kept + new, current_block=from_block, generation=row["generation"] + 1,
              status=status, error=None, history=_history(row, "fixed", from_block=from_block, feedback=feedback,
@@ -271,7 +284,7 @@ def cancel(conn: Conn, app: Celery, plan_id: str) -> dict[str, Any]:
         conn.execute("UPDATE plans SET status = 'CANCELLED', finished_at = now(), updated_at = now(), history = %s "
                      "WHERE id = %s", (Jsonb(_history(row, "cancelled", stopped=len(ids))), row["id"]))
     for execution_id in ids:  # queued: never started; running: the pool process is told to stop
-        app.control.revoke(str(execution_id), terminate=True, signal="SIGTERM")
+        app.control.revoke(str(execution_id), terminate=True, signal="SIGUSR1")
     return get_plan(conn, plan_id)
 
 

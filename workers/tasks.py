@@ -32,7 +32,7 @@ def _advance_later(app: Celery, plan_id: str) -> None:
 def register(app: Celery) -> None:
     """Add toolfleet's tasks to a worker's app."""
 
-    @app.task(name=TASK_EXECUTE, bind=True, base=ExecuteTask, max_retries=30)
+    @app.task(name=TASK_EXECUTE, bind=True, base=ExecuteTask, max_retries=200)
     def execute(self: Task, execution_id: str, label: str = "") -> str | None:
         """`label` is `tool.action`, there so Flower shows what ran."""
         try:
@@ -44,8 +44,14 @@ def register(app: Celery) -> None:
             if self.request.retries >= 5:
                 return None  # a message whose execution does not exist here: drop it
             raise self.retry(exc=exc, countdown=0.5) from exc
+        except executor.OwnerAlive as exc:
+            if self.request.retries >= 100:
+                return None  # a duplicate; the live owner records the result
+            raise self.retry(exc=exc, countdown=5) from exc
         if outcome is None:
             return None
+        if outcome.retry_in is not None:
+            raise self.retry(countdown=outcome.retry_in, max_retries=None)
         if outcome.plan_id:
             _advance_later(self.app, outcome.plan_id)
         return outcome.status

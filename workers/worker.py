@@ -7,6 +7,7 @@ import os
 import threading
 from typing import Any
 
+import psutil
 from celery import signals
 
 from registry.db import connect
@@ -19,6 +20,7 @@ from toolfleet.settings import Settings, get_settings
 from workers import metrics
 from workers.app import create_app
 from workers.broker import queue_depths
+from workers.sweeper import sweep
 from workers.tasks import register
 
 __all__ = ["Heartbeat", "run_worker"]
@@ -46,7 +48,8 @@ class Heartbeat:
     def beat(self) -> None:
         with connect() as conn:
             heartbeat(conn, name=self.name, host=self.host, category=self.category, queues=self.queues,
-                      env_present=self.env_present(conn), pid=os.getpid(), concurrency=self.concurrency)
+                      env_present=self.env_present(conn), pid=os.getpid(), concurrency=self.concurrency,
+                      pids=[os.getpid()] + [c.pid for c in psutil.Process().children()])
         if metrics.enabled():
             metrics.set_slots(self.category, self.concurrency)
             try:
@@ -60,8 +63,10 @@ class Heartbeat:
         while not self._stop.is_set():
             try:
                 self.beat()
-                if self.app is not None and beats % 5 == 0:
+                if self.app is not None and beats % 3 == 0:
                     self.sweep_plans()
+                    with connect() as conn:
+                        sweep(conn, self.app)
             except Exception as exc:  # keep beating through a Postgres restart
                 log.warning("heartbeat failed: %s", exc)
             beats += 1

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 
-from api.deps import DbDep
+from api.deps import CeleryDep, DbDep
 from registry.artifacts import get_artifact, list_artifacts
-from registry.executions import get_execution, list_executions, to_record
+from registry.executions import cancel_execution, get_execution, list_executions, to_record
 
 __all__ = ["router"]
 
@@ -32,6 +32,18 @@ def get_executions(
 @router.get("/{execution_id}", summary="One execution record")
 def get_one(execution_id: str, conn: DbDep) -> dict[str, Any]:
     return to_record(get_execution(conn, execution_id))
+
+
+@router.post("/{execution_id}/cancel", summary="Cancel a queued execution, or stop a running one")
+def cancel(execution_id: str, conn: DbDep, celery: CeleryDep) -> dict[str, Any]:
+    current = get_execution(conn, execution_id)
+    row = cancel_execution(conn, str(current["id"]))
+    if row is None:
+        raise HTTPException(409, f"execution {execution_id} already ended ({current['status']}); nothing to cancel")
+    # a queued message is skipped; a running tool gets SIGUSR1 in its pool process, which stops it the way a
+    # soft time limit does (subprocesses it started are killed with it)
+    celery.control.revoke(str(row["id"]), terminate=current["status"] == "running", signal="SIGUSR1")
+    return to_record(row)
 
 
 @router.get("/{execution_id}/artifacts", summary="Files the execution produced")

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import CeleryDep, DbDep, EmbedderDep
+from api.deps import CeleryDep, DbDep, EmbedderDep, KeyDep
 from registry.definitions import NAME_PATTERN
 from registry.discovery import refresh_search
 from workers import plans
@@ -50,9 +50,9 @@ class SaveAsTool(BaseModel):
 
 
 @router.post("", status_code=202, summary="Submit a plan (validated whole before anything runs)")
-async def create(body: PlanCreate, conn: DbDep, celery: CeleryDep) -> dict[str, Any]:
+async def create(body: PlanCreate, conn: DbDep, celery: CeleryDep, key: KeyDep) -> dict[str, Any]:
     plan = await run_in_threadpool(plans.create_plan, conn, celery, goal=body.goal, blocks=body.blocks,
-                                   review=body.review)
+                                   review=body.review, key=key)
     return {**plan, "url": f"/api/plans/{plan['plan_id']}"}
 
 
@@ -77,8 +77,9 @@ def reject(plan_id: str, body: Feedback, conn: DbDep) -> dict[str, Any]:
 
 
 @router.post("/{plan_id}/fix", summary="Replace block from_block and the rest, keep the history, resume")
-def fix(plan_id: str, body: Fix, conn: DbDep, celery: CeleryDep) -> dict[str, Any]:
-    return plans.fix(conn, celery, plan_id, from_block=body.from_block, blocks=body.blocks, feedback=body.feedback)
+def fix(plan_id: str, body: Fix, conn: DbDep, celery: CeleryDep, key: KeyDep) -> dict[str, Any]:
+    return plans.fix(conn, celery, plan_id, from_block=body.from_block, blocks=body.blocks, feedback=body.feedback,
+                     key=key)
 
 
 @router.post("/{plan_id}/cancel", summary="Stop queued steps, ask running ones to stop")

@@ -6,12 +6,12 @@ import time
 from typing import Any
 
 import psycopg
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, Header, HTTPException, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from api.deps import AuthorDep, CeleryDep, DbDep, EmbedderDep, WaiterDep
+from api.deps import AuthorDep, CeleryDep, DbDep, EmbedderDep, KeyDep, WaiterDep
 from api.metrics import SUBMISSIONS
 from api.schemas import ExecuteRequest, Rollback, ToolCreate, ToolUpdate
 from api.source import module_path, module_source
@@ -178,10 +178,14 @@ async def execute(
     celery: CeleryDep,
     waiter: WaiterDep,
     conn: DbDep,
+    key: KeyDep,
     wait: float | None = Query(default=None, ge=0, le=300, description="seconds to wait for the result"),
+    idempotency_key: str | None = Header(default=None, max_length=200,
+                                         description="a retried request with the same key answers the same execution"),
 ) -> JSONResponse:
     row = await run_in_threadpool(submit, conn, celery, tool_name=name, action=body.action, params=body.params,
-                                  target=body.target, idempotency_key=body.idempotency_key)
+                                  target=body.target, idempotency_key=body.idempotency_key or idempotency_key,
+                                  key=key)
     execution_id = str(row["id"])
     SUBMISSIONS.labels(row["tool_name"], row["action"]).inc()
     if wait:

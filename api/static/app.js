@@ -10,9 +10,16 @@ const el = (tag, attrs = {}, ...children) => {
   for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? "")));
   return node;
 };
-async function api(path, options = {}) {
-  const response = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
+async function api(path, options = {}, retried = false) {
+  const headers = { "content-type": "application/json" };
+  const key = localStorage.getItem("toolfleet-key");
+  if (key) headers.authorization = `Bearer ${key}`;
+  const response = await fetch(path, { headers, ...options });
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : await response.text();
+  if (response.status === 401 && !retried) {
+    const entered = prompt("This toolfleet needs an API key (toolfleet keys create ...):");
+    if (entered) { localStorage.setItem("toolfleet-key", entered.trim()); return api(path, options, true); }
+  }
   if (!response.ok) throw new Error(body.detail || JSON.stringify(body));
   return body;
 }
@@ -115,9 +122,13 @@ function renderRecord(box, r) {
   parts.push(el("details", {}, el("summary", {}, "full record"), el("pre", {}, JSON.stringify(r, null, 2))));
   box.replaceChildren(...parts);
   if (r.status === "succeeded" || r.status === "failed") {
-    api(`/api/executions/${r.id}/artifacts`).then(({ artifacts }) => {
+    api(`/api/executions/${r.id}/artifacts`).then(async ({ artifacts }) => {
       for (const a of artifacts) {
-        box.append(el("h4", {}, a.name), a.content_type.startsWith("image/") ? el("img", { src: a.url, alt: a.name }) : el("a", { href: a.url }, a.name));
+        // fetched with the key, then shown from a blob URL
+        const key = localStorage.getItem("toolfleet-key");
+        const blob = await (await fetch(a.url, { headers: key ? { authorization: `Bearer ${key}` } : {} })).blob();
+        const url = URL.createObjectURL(blob);
+        box.append(el("h4", {}, a.name), a.content_type.startsWith("image/") ? el("img", { src: url, alt: a.name }) : el("a", { href: url, download: a.name }, a.name));
       }
     }).catch(() => {});
   }

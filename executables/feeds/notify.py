@@ -26,6 +26,7 @@ TOOL = ToolSpec(
     requires_env=["SLACK_WEBHOOK_URL"],
     weight=0.6,
     time_limit_s=30,
+    idempotent=False,
 )
 
 

@@ -18,7 +18,8 @@ class PostParams(Params):
 
 
 TOOL = ToolSpec("webhook", "Send a JSON payload to a webhook URL (generic outgoing webhook)", "feeds",
-                actions={"post": PostParams}, weight=0.5, time_limit_s=150)
+                actions={"post": PostParams}, weight=0.5, time_limit_s=150,
+                idempotent=False)
 
 
 def _post(p: PostParams) -> dict[str, Any]:

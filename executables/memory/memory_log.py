@@ -38,6 +38,7 @@ TOOL = ToolSpec(
     actions={"append": AppendParams, "query": QueryParams},
     weight=0.7,
     time_limit_s=60,
+    idempotent=False,  # appending twice duplicates the event
 )
 
 

@@ -18,7 +18,8 @@ class ReplaceParams(Params):
 
 
 TOOL = ToolSpec("file_edit", "Edit a file in the workspace by replacing a unique snippet of text", "terminal",
-                actions={"replace": ReplaceParams}, weight=0.7, time_limit_s=30)
+                actions={"replace": ReplaceParams}, weight=0.7, time_limit_s=30,
+                idempotent=False)
 
 
 def _replace(p: ReplaceParams) -> dict[str, Any]:

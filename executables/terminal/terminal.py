@@ -46,6 +46,7 @@ TOOL = ToolSpec(
     actions={"run": RunParams},
     weight=0.8,
     time_limit_s=3600,
+    idempotent=False,  # a command may have side effects: never run it twice silently
 )
 
 

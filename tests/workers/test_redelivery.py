@@ -19,7 +19,7 @@ def test_sigkill_mid_task_is_redelivered_to_another_worker_and_ends_once(start_w
         while (record := c.get(f"/api/executions/{execution_id}").json())["status"] != "running":
             assert time.monotonic() < deadline, record
             time.sleep(0.05)
-        assert record["worker"] == first.name
+        assert record["worker"] == first.name, record
         first.kill()  # SIGKILL the worker and its pool process while the tool sleeps
 
         second = start_worker("internal", host="rescuehost", concurrency=1, env=env)
