@@ -141,10 +141,11 @@ def _claim(conn: Conn, execution_id: str, worker: str) -> tuple[dict[str, Any] |
                                "and submit it again if needed"})
                 return None, 0, Outcome("failed", _plan(row))
         attempt = mark_running(conn, execution_id, worker, os.getpid())
-    if attempt > MAX_ATTEMPTS:
+    deaths = attempt - 1 - int(row["retries"])  # deliveries that are neither the first nor a planned retry
+    if deaths >= MAX_ATTEMPTS:
         finish_execution(conn, execution_id, attempt, "failed", error={
             "type": "WorkerLost",
-            "message": f"the worker running this execution died {attempt - 1} times "
+            "message": f"the worker running this execution died {deaths} times "
                        "(killed, crashed or out of memory); not retrying",
             "traceback": None,
         })
