@@ -24,7 +24,7 @@ from pydantic_core import to_jsonable_python
 from registry.db import Conn, connect
 from registry.executions import TERMINAL, finish_execution, lock_for_claim, mark_running, requeue_for_retry
 from registry.workers import worker_live
-from toolfleet.errors import ExecutableError, RetryableError, ToolTimeout
+from toolfleet.errors import ExecutableError, RetryableError, ServiceUnavailable, ToolTimeout
 from toolfleet.settings import get_settings
 from workers import metrics
 from workers.context import ExecutionContext, activate, append_log, reset
@@ -128,8 +128,12 @@ def _claim(conn: Conn, execution_id: str, worker: str) -> tuple[dict[str, Any] |
             return None, 0, None
         if row["status"] == "running":
             same_node = row["owner"] == worker
-            owner_alive = (_pid_alive(row["owner_pid"]) if same_node
-                           else worker_live(conn, row["owner"], live_after, row["owner_pid"]))
+            if same_node and row["owner_pid"] == os.getpid():
+                owner_alive = False  # this process owned it and is here again: its earlier attempt is over
+            elif same_node:
+                owner_alive = _pid_alive(row["owner_pid"])
+            else:
+                owner_alive = worker_live(conn, row["owner"], live_after, row["owner_pid"])
             if owner_alive:
                 raise OwnerAlive(f"execution {execution_id} runs on {row['owner']} (pid {row['owner_pid']})")
             if not row["idempotent"]:
@@ -159,7 +163,7 @@ def _finish(execution_id: str, attempt: int, status: str, **fields: Any) -> bool
     while True:
         try:
             return finish_execution(worker_connection(), execution_id, attempt, status, **fields)
-        except psycopg.OperationalError as exc:
+        except (psycopg.OperationalError, ServiceUnavailable) as exc:
             if time.monotonic() > deadline:
                 raise
             log.warning("Postgres unavailable while recording %s (%s); retrying", execution_id, exc)

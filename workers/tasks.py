@@ -37,8 +37,8 @@ def register(app: Celery) -> None:
         """`label` is `tool.action`, there so Flower shows what ran."""
         try:
             outcome = executor.run_execution(execution_id, worker=self.request.hostname or "unknown")
-        except (ServiceUnavailable, psycopg.OperationalError) as exc:
-            # Postgres is down: try again shortly rather than losing the execution
+        except (ServiceUnavailable, psycopg.Error) as exc:
+            # Postgres is down or went away mid-transaction: try again shortly rather than losing the execution
             raise self.retry(exc=exc, countdown=2) from exc
         except executor.ExecutionNotVisible as exc:
             if self.request.retries >= 5:

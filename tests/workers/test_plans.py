@@ -60,8 +60,8 @@ def test_three_blocks_two_categories_with_review_gates_lazy_steps_and_refs(pc: h
         assert plan["current_block"] == (block + 1 if block < 2 else 2)
     assert plan["status"] == "DONE"
     last = plan["blocks"][2]["steps"]
-    assert last[0]["output"]["stdout"] == "hello plan" and last[0]["worker"].endswith("@planhost")
-    assert last[1]["output"] == {"message": "hello plan"} and last[1]["worker"].endswith("@testhost")
+    assert last[0]["output"]["stdout"] == "hello plan" and last[0]["worker"].startswith("terminal.")
+    assert last[1]["output"] == {"message": "hello plan"} and last[1]["worker"].startswith("internal.")
     assert last[2]["output"] == {"message": "middle"}
     record = pc.get(f"/api/executions/{last[1]['execution_id']}").json()
     assert record["plan_id"] == plan["plan_id"] and record["plan_block"] == 2 and record["plan_step"] == 1
