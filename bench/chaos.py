@@ -62,6 +62,21 @@ def run_fault(fault: str, n: int) -> dict[str, object]:
                               f"chaos{counter[0]}", "--concurrency", "2", "--loglevel", "WARNING"], env,
                              tmp / f"worker{counter[0]}.log"))
 
+    restarted = [0]
+
+    def supervise() -> None:
+        """Like compose's `restart: unless-stopped`: a worker that exits is replaced."""
+        while not finished.is_set():
+            for w in list(workers):
+                if w.poll() is not None and w.returncode != -signal.SIGKILL:
+                    workers.remove(w)
+                    restarted[0] += 1
+                    start_worker()
+            finished.wait(1.0)
+
+    finished = threading.Event()
+    supervisor = threading.Thread(target=supervise, daemon=True)
+
     for _ in range(3):
         start_worker()
     base = f"http://127.0.0.1:{api_port}"
@@ -99,6 +114,7 @@ def run_fault(fault: str, n: int) -> dict[str, object]:
 
     injector = threading.Thread(target=inject)
     injector.start()
+    supervisor.start()
     started = time.monotonic()
     for i in range(n):
         try:
@@ -137,7 +153,9 @@ def run_fault(fault: str, n: int) -> dict[str, object]:
             print(f"  not terminal: {dict(row)}", flush=True)
     except Exception:
         pass
-    result = {"fault": fault, "submitted": n, "accepted": len(accepted), "refused": refused, "terminal": terminal,
+    finished.set()
+    result = {"fault": fault, "workers_restarted": restarted[0], "submitted": n, "accepted": len(accepted),
+              "refused": refused, "terminal": terminal,
               "succeeded": int(rows["ok"]), "lost": len(accepted) - terminal, "ran_twice": int(rows["twice"])}
     for w in workers:
         stop(w)
@@ -159,10 +177,10 @@ def main() -> None:
         print(f"  {results[-1]}", flush=True)
     print()
     print(f"{'fault':18} {'submitted':>9} {'accepted':>8} {'refused':>7} {'terminal':>8} {'succeeded':>9} "
-          f"{'lost':>5} {'ran twice':>9}")
+          f"{'lost':>5} {'ran twice':>9} {'workers restarted':>17}")
     for r in results:
         print(f"{r['fault']:18} {r['submitted']:>9} {r['accepted']:>8} {r['refused']:>7} {r['terminal']:>8} "
-              f"{r['succeeded']:>9} {r['lost']:>5} {r['ran_twice']:>9}")
+              f"{r['succeeded']:>9} {r['lost']:>5} {r['ran_twice']:>9} {r['workers_restarted']:>17}")
     print(f"lost: {sum(int(r['lost']) for r in results)}")  # type: ignore[call-overload]
 
 

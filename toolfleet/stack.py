@@ -136,12 +136,22 @@ class Stack:
 
         signal.signal(signal.SIGINT, _on_signal)
         signal.signal(signal.SIGTERM, _on_signal)
+        restarts: dict[str, list[float]] = {}
         while not stop:
             for child in self.children:
                 if child.proc is not None and child.proc.poll() is not None:
-                    _say(f"! {child.name} exited with code {child.proc.returncode}; "
-                         f"see {self.settings.state_path() / 'logs' / (child.name + '.log')}. Stopping.")
-                    return 1
+                    log = self.settings.state_path() / "logs" / f"{child.name}.log"
+                    recent = [t for t in restarts.get(child.name, []) if time.monotonic() - t < 60]
+                    if not child.name.startswith("worker-") or len(recent) >= 5:
+                        _say(f"! {child.name} exited with code {child.proc.returncode}; see {log}. Stopping.")
+                        return 1
+                    # a worker can die on a broker connection loss (a kombu bug); restart it like a supervisor would
+                    _say(f"! {child.name} exited with code {child.proc.returncode}; restarting it (see {log})")
+                    restarts[child.name] = [*recent, time.monotonic()]
+                    out = open(log, "ab")  # noqa: SIM115 - kept open for the child's life
+                    child.proc = subprocess.Popen(child.argv, env=self._env(), stdout=out, stderr=subprocess.STDOUT,
+                                                  start_new_session=True)
+                    out.close()
             time.sleep(0.3)
         return 0
 
