@@ -10,19 +10,16 @@ latency through the API (?wait), median and p95.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchdb import free_port  # noqa: E402
-from dispatch import pct, spawn, stop  # noqa: E402
+from _benchdb import bench_stack  # noqa: E402
+from dispatch import pct  # noqa: E402
 
 NOOP = "def run(action, params):\n    return {'ok': action == 'noop'}\n"
 
@@ -32,36 +29,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100)
     args = ap.parse_args()
 
-    from registry.migrate import migrate
-    from toolfleet.services import EmbeddedPostgres, EmbeddedRedis
-    from toolfleet.settings import get_settings
-
-    tmp = Path(tempfile.mkdtemp(prefix="toolfleet-forge-"))
-    print(f"starting embedded Postgres and Redis in {tmp} ...", flush=True)
-    pg = EmbeddedPostgres(tmp / "postgres", free_port())
-    pg.start(progress=False)
-    broker = EmbeddedRedis(tmp, free_port())
-    broker.start()
-    env = {**os.environ, "DATABASE_URL": pg.url, "BROKER_URL": broker.url, "TOOLFLEET_STATE_DIR": str(tmp),
-           "TOOLFLEET_PRELOAD_EMBEDDER": "false"}
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "BROKER_URL", "TOOLFLEET_STATE_DIR")})
-    get_settings.cache_clear()
-    migrate(pg.url)
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        port = free_port()
-        procs.append(spawn([sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app", "--port", str(port),
-                            "--log-level", "warning"], env, tmp / "api.log"))
-        procs.append(spawn([sys.executable, "-m", "toolfleet", "worker", "--category", "internal", "--concurrency",
-                            "1", "--loglevel", "WARNING"], env, tmp / "worker.log"))
-        c = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
-        for _ in range(300):
-            try:
-                if c.get("/api/health").json()["workers"] >= 1:
-                    break
-            except (httpx.HTTPError, KeyError):
-                pass
-            time.sleep(0.1)
+    with bench_stack([["--category", "internal", "--concurrency", "1"]]) as (base, _):
+        c = httpx.Client(base_url=base, timeout=120)
         r = c.post("/api/form/tools", json={"name": "noop", "category": "internal", "actions": ["noop"],
                                             "code": NOOP})
         r.raise_for_status()
@@ -85,11 +54,6 @@ def main() -> None:
         for r_ in rows:
             print(f"{r_[0]:28} {r_[1]:13.2f} {r_[2]:7.2f} {r_[3]:10.1f} {r_[4]:7.1f}")
         print(f"sandbox overhead per execution: {rows[1][1] - rows[0][1]:+.1f} ms (worker side)")
-    finally:
-        for proc in procs:
-            stop(proc)
-        broker.stop()
-        pg.stop()
 
 
 if __name__ == "__main__":
