@@ -138,3 +138,22 @@ def test_cli_talks_to_the_api(api, internal_worker) -> None:  # type: ignore[no-
 def test_cli_without_an_api_names_the_fix() -> None:
     result = _run(["tools"], {"TOOLFLEET_API_URL": f"http://127.0.0.1:{free_port()}"})
     assert result.returncode == 2 and "toolfleet up" in result.stderr
+
+
+def test_cli_plan_submit_follows_the_plan(api, internal_worker, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    spec = tmp_path / "plan.json"
+    spec.write_text(json.dumps({"goal": "cli plan", "review": "before_each_block", "blocks": [
+        {"call_tool": "diag", "action": "echo", "params": {"message": "one"}},
+        {"primitive_block": [{"diag": "echo"}, {"tool": "diag", "action": "sleep", "params": {"seconds": 0.2}}]}]}))
+    env = {"TOOLFLEET_API_URL": api.url}
+    waiting = _run(["plan", "submit", str(spec)], env)
+    assert waiting.returncode == 0 and "REVIEW" in waiting.stdout and "approve" in waiting.stdout
+    done = _run(["plan", "submit", str(spec), "--approve"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "block 1 step 1 diag.sleep: succeeded" in done.stdout and done.stdout.strip().endswith("DONE")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"blocks": [{"primitive_block": [{"tool": "nope", "action": "x"}]}]}))
+    refused = _run(["plan", "submit", str(bad)], env)
+    assert refused.returncode == 1 and "unknown tool 'nope'" in refused.stderr

@@ -183,6 +183,58 @@ def workers(as_json: bool = JSON_OPT, api: str | None = API_OPT) -> None:
     console.print(table)
 
 
+def plan_submit(
+    file: typer.FileText = typer.Argument(..., help="a JSON file: {\"goal\", \"blocks\", \"review\"?}"),
+    approve_all: bool = typer.Option(False, "--approve", help="approve every review gate as it comes"),
+    wait: float = typer.Option(600, help="seconds to follow the plan"),
+    as_json: bool = JSON_OPT,
+    api: str | None = API_OPT,
+) -> None:
+    """Submit a plan and follow it block by block until it ends or waits for you."""
+    try:
+        spec = json.load(file)
+    except ValueError as exc:
+        typer.secho(f"error: {file.name} is not JSON: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from None
+    with _client(api) as client:
+        plan = _call(client.submit_plan, spec.get("blocks"), goal=spec.get("goal", ""),
+                     review=spec.get("review", "none"))
+        plan_id = plan["plan_id"]
+        if not as_json:
+            typer.echo(f"plan {plan_id}: {len(plan['blocks'])} blocks, review {plan['review']}")
+        seen: dict[tuple[int, int], str] = {}
+        deadline = time.monotonic() + wait
+        while True:
+            plan = _call(client.plan, plan_id)
+            for block in plan["blocks"]:
+                for i, step in enumerate(block["steps"]):
+                    key = (block["index"], i)
+                    if seen.get(key) != step["status"] and step["status"] != "pending":
+                        seen[key] = step["status"]
+                        if not as_json:
+                            typer.echo(f"  block {block['index']} step {i} {step['tool']}.{step['action']}: "
+                                       f"{step['status']}")
+            if plan["status"] in ("REVIEW", "VERIFYING") and approve_all:
+                if not as_json:
+                    typer.echo(f"  {plan['status'].lower()} block {plan['current_block']}: approved")
+                _call(client.approve, plan_id)
+                continue
+            if plan["status"] in ("REVIEW", "VERIFYING", "FIXING", "DONE", "FAILED", "CANCELLED") \
+                    or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+    if as_json:
+        _print_json(plan)
+    else:
+        typer.echo(f"plan {plan_id}: {plan['status']}" + (f" — {plan['error']}" if plan.get("error") else ""))
+        if plan["status"] in ("REVIEW", "VERIFYING"):
+            typer.echo(f"  waiting for you: POST /api/plans/{plan_id}/approve (or run again with --approve)")
+    raise typer.Exit(0 if plan["status"] in ("DONE", "REVIEW", "VERIFYING") else 1)
+
+
 def register(app: typer.Typer) -> None:
     for fn in (tools, run, discover, executions, workers):
         app.command()(fn)
+    plan_app = typer.Typer(help="Plans: submit a plan file and follow it.")
+    plan_app.command("submit")(plan_submit)
+    app.add_typer(plan_app, name="plan")

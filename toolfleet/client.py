@@ -204,6 +204,50 @@ class Client:
     def workers(self) -> list[dict[str, Any]]:
         return list(self._get("/api/workers")["workers"])
 
+    # plans
+    def submit_plan(self, blocks: list[Any], *, goal: str = "", review: str = "none") -> dict[str, Any]:
+        """Submit a plan; answers it (status REVIEW or EXECUTING). Refused plans raise APIError (422)."""
+        return dict(_raise_for(self._http.post("/api/plans", json={"goal": goal, "blocks": blocks,
+                                                                   "review": review})))
+
+    def plan(self, plan_id: str) -> dict[str, Any]:
+        return dict(self._get(f"/api/plans/{plan_id}"))
+
+    def plans(self, status: str | None = None) -> list[dict[str, Any]]:
+        return list(self._get("/api/plans", status=status)["plans"])
+
+    def approve(self, plan_id: str) -> dict[str, Any]:
+        return dict(_raise_for(self._http.post(f"/api/plans/{plan_id}/approve")))
+
+    def reject(self, plan_id: str, feedback: str = "") -> dict[str, Any]:
+        return dict(_raise_for(self._http.post(f"/api/plans/{plan_id}/reject", json={"feedback": feedback})))
+
+    def fix(self, plan_id: str, from_block: int, blocks: list[Any], feedback: str = "") -> dict[str, Any]:
+        return dict(_raise_for(self._http.post(f"/api/plans/{plan_id}/fix", json={
+            "from_block": from_block, "blocks": blocks, "feedback": feedback})))
+
+    def cancel_plan(self, plan_id: str) -> dict[str, Any]:
+        return dict(_raise_for(self._http.post(f"/api/plans/{plan_id}/cancel")))
+
+    def save_as_tool(self, plan_id: str, name: str, parameters: list[str] | dict[str, Any] | None = None,
+                     description: str = "") -> dict[str, Any]:
+        return dict(_raise_for(self._http.post(f"/api/plans/{plan_id}/save_as_tool", json={
+            "name": name, "parameters": parameters or [], "description": description})))
+
+    def wait_plan(self, plan_id: str, *, until: tuple[str, ...] = ("REVIEW", "VERIFYING", "FIXING", "DONE",
+                                                                   "FAILED", "CANCELLED"),
+                  timeout: float = 120.0, poll: float = 0.2) -> dict[str, Any]:
+        """Poll until the plan reaches one of `until` (by default: it needs you, or it ended)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            plan = self.plan(plan_id)
+            if plan["status"] in until or time.monotonic() >= deadline:
+                return plan
+            time.sleep(poll)
+
+    def cancel(self, execution_id: str) -> Execution:
+        return Execution(**_raise_for(self._http.post(f"/api/executions/{execution_id}/cancel")))
+
 
 class AsyncClient:
     """The same calls for asyncio code."""
@@ -266,3 +310,13 @@ class AsyncClient:
 
     async def workers(self) -> list[dict[str, Any]]:
         return list((await self._get("/api/workers"))["workers"])
+
+    async def submit_plan(self, blocks: list[Any], *, goal: str = "", review: str = "none") -> dict[str, Any]:
+        return dict(_raise_for(await self._http.post("/api/plans", json={"goal": goal, "blocks": blocks,
+                                                                         "review": review})))
+
+    async def plan(self, plan_id: str) -> dict[str, Any]:
+        return dict(await self._get(f"/api/plans/{plan_id}"))
+
+    async def approve(self, plan_id: str) -> dict[str, Any]:
+        return dict(_raise_for(await self._http.post(f"/api/plans/{plan_id}/approve")))

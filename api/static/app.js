@@ -42,7 +42,8 @@ async function loadTools() {
         el("p", {}, t.description),
         el("p", {}, `actions: ${t.actions.join(", ")} · v${t.version}`),
         el("p", {}, where),
-        el("button", { type: "button", onclick: () => showSource(t.name) }, "source"), " ",
+        el("button", { type: "button", onclick: () => showSource(t.name, false) }, "source"), " ",
+        ...(t.run_type === "sandboxed" ? [el("button", { type: "button", onclick: () => showSource(t.name, true) }, "edit"), " "] : []),
         el("button", { type: "button", onclick: () => pickTool(t.name) }, "run")));
     }
   }
@@ -53,10 +54,26 @@ async function loadTools() {
   renderActions();
 }
 
-async function showSource(name) {
+async function showSource(name, edit) {
   const body = await api(`/api/form/tools/${name}/code`);
-  $("#source-title").textContent = `${name} — ${body.module}`;
+  $("#source-title").textContent = `${name} — ${body.module || "runtime tool"} v${body.version}`;
   $("#source-code").textContent = body.code || "(no source on this server)";
+  $("#source-code").hidden = edit;
+  $("#source-edit").hidden = !edit;
+  $("#source-save").hidden = !edit;
+  $("#source-edit").value = body.code || "";
+  $("#source-message").textContent = "";
+  $("#source-save").onclick = async () => {
+    try {
+      const saved = await api(`/api/form/tools/${name}`, { method: "PUT", body: JSON.stringify({ code: $("#source-edit").value }) });
+      $("#source-message").textContent = `saved: ${name} is now version ${saved.version}`;
+      $("#source-message").className = "status-succeeded";
+      loadTools();
+    } catch (err) {
+      $("#source-message").textContent = err.message;
+      $("#source-message").className = "status-failed";
+    }
+  };
   $("#source-dialog").showModal();
 }
 
@@ -168,6 +185,45 @@ async function loadExecutions() {
     el("td", {}, r.worker || ""))));
 }
 
+let OPEN_PLAN = null;
+
+async function loadPlans() {
+  const { plans } = await api("/api/plans?limit=15");
+  $("#plan-table tbody").replaceChildren(...plans.map((p) => el("tr", { "data-id": p.plan_id, onclick: () => showPlan(p.plan_id) },
+    el("td", {}, new Date(p.created_at).toLocaleTimeString()), el("td", {}, p.goal || p.plan_id.slice(0, 8)),
+    el("td", { class: "plan-status" }, p.status), el("td", {}, `${p.current_block + 1}/${p.blocks}`))));
+  if (OPEN_PLAN) showPlan(OPEN_PLAN);
+}
+
+async function planAction(id, action, body) {
+  try { await api(`/api/plans/${id}/${action}`, { method: "POST", body: body ? JSON.stringify(body) : undefined }); }
+  catch (err) { alert(err.message); }
+  loadPlans();
+}
+
+async function showPlan(id) {
+  OPEN_PLAN = id;
+  const p = await api(`/api/plans/${id}`);
+  const box = $("#plan-detail");
+  box.hidden = false;
+  const buttons = [];
+  if (["REVIEW", "VERIFYING"].includes(p.status)) {
+    buttons.push(el("button", { type: "button", class: "approve", onclick: () => planAction(id, "approve") }, "Approve"), " ",
+      el("button", { type: "button", onclick: () => planAction(id, "reject", { feedback: prompt("What is wrong?") || "" }) }, "Reject"), " ");
+  }
+  if (!["DONE", "FAILED", "CANCELLED"].includes(p.status)) {
+    buttons.push(el("button", { type: "button", onclick: () => planAction(id, "cancel") }, "Cancel"));
+  }
+  box.replaceChildren(
+    el("p", {}, el("strong", {}, p.goal || "plan"), " ", el("span", { class: "plan-state" }, p.status), ` · review ${p.review} · id `, el("code", {}, id)),
+    ...(p.error ? [el("p", { class: "status-failed" }, `block ${p.error.block} step ${p.error.step}: ${p.error.error?.message ?? ""}`)] : []),
+    ...p.blocks.map((b) => el("div", { class: `plan-block${b.index === p.current_block ? " current" : ""}` },
+      el("strong", {}, `block ${b.index} (${b.kind})`),
+      el("ol", { start: 0 }, ...b.steps.map((s) => el("li", {}, `${s.tool}.${s.action} `,
+        el("span", { class: `status-${s.status}` }, s.status), s.output ? ` → ${JSON.stringify(s.output).slice(0, 120)}` : ""))))),
+    el("p", {}, ...buttons));
+}
+
 async function loadWorkers() {
   const { categories } = await api("/api/form/categories");
   $("#worker-table tbody").replaceChildren(...categories.map((c) => el("tr", {},
@@ -197,8 +253,8 @@ async function main() {
   $("#discover-form").addEventListener("submit", discover);
   const info = await api("/api/info");
   $("#flower-link").href = info.flower_url;
-  await Promise.all([loadTools(), loadExecutions(), loadWorkers()]);
-  setInterval(() => { loadWorkers(); }, 5000);
+  await Promise.all([loadTools(), loadExecutions(), loadWorkers(), loadPlans()]);
+  setInterval(() => { loadWorkers(); loadPlans(); }, 3000);
   document.body.dataset.ready = "1";
 }
 main();

@@ -71,7 +71,7 @@ def test_dashboard_runs_a_tool_and_shows_the_record(page, api: ApiProc, internal
     page.locator(".tool[data-tool='diag'] button", has_text="source").click()
     page.locator("#source-code", has_text="def _sleep").wait_for(timeout=10_000)
     assert "executables.internal.diag" in page.inner_text("#source-title")
-    page.click("#source-dialog button")
+    page.click("#source-dialog form button")
 
     assert "internal" in page.inner_text("#worker-table")
     flower = page.get_attribute("#flower-link", "href")
@@ -81,3 +81,33 @@ def test_dashboard_runs_a_tool_and_shows_the_record(page, api: ApiProc, internal
     page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
     assert Path(ARTIFACTS / "dashboard.png").stat().st_size > 10_000
     assert errors == []
+
+
+def test_dashboard_reviews_a_plan_and_edits_a_runtime_tool(page, api: ApiProc, internal_worker) -> None:  # type: ignore[no-untyped-def]
+    import httpx
+
+    with httpx.Client(base_url=api.url, timeout=30) as c:
+        plan = c.post("/api/plans", json={"goal": "dashboard review", "review": "before_each_block", "blocks": [
+            {"call_tool": "diag", "action": "echo", "params": {"message": "from the dashboard"}}]}).json()
+        c.delete("/api/form/tools/dash_tool")
+        code = "def run(action, params):\n    return {'v': 1} if action == 'go' else None\n"
+        assert c.post("/api/form/tools", json={"name": "dash_tool", "category": "internal", "actions": ["go"],
+                                               "code": code}).status_code == 201
+    page.goto(api.url + "/?view=plans#plans")  # a new document, not just a new hash
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    page.locator(f"#plan-table tr[data-id='{plan['plan_id']}']").click()
+    page.locator("#plan-detail .plan-state", has_text="REVIEW").wait_for(timeout=10_000)
+    page.click("#plan-detail button.approve")
+    page.locator("#plan-detail .plan-state", has_text="DONE").wait_for(timeout=20_000)
+    assert "from the dashboard" in page.inner_text("#plan-detail")
+
+    page.locator(".tool[data-tool='dash_tool'] button", has_text="edit").click()
+    page.fill("#source-edit", "def run(action, params):\n    return {'v': 2} if action == 'go' else None\n")
+    page.click("#source-save")
+    page.locator("#source-message", has_text="version 2").wait_for(timeout=20_000)
+    page.fill("#source-edit", "import os\ndef run(action, params):\n    return os.getcwd() if action == 'go' else 1\n")
+    page.click("#source-save")
+    page.locator("#source-message", has_text="import-not-allowed").wait_for(timeout=20_000)
+    page.click("#source-dialog form button")
+    with httpx.Client(base_url=api.url, timeout=30) as c:
+        assert c.get("/api/form/tools/dash_tool").json()["version"] == 2

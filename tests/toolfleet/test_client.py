@@ -54,3 +54,28 @@ def test_async_client(api: ApiProc, internal_worker) -> None:  # type: ignore[no
             return [m.name for m in await client.discover("run a shell command", k=2)]
 
     assert asyncio.run(main())[0] == "terminal"
+
+
+def test_plans_through_the_client(api: ApiProc, internal_worker) -> None:  # type: ignore[no-untyped-def]
+    with Client(api.url) as client:
+        plan = client.submit_plan([{"call_tool": "diag", "action": "echo", "params": {"message": "a"}},
+                                   {"call_tool": "diag", "action": "fail", "params": {"message": "oops"}}],
+                                  goal="client plan", review="before_each_block")
+        assert plan["status"] == "REVIEW"
+        client.approve(plan["plan_id"])
+        plan = client.wait_plan(plan["plan_id"])
+        assert plan["status"] == "REVIEW" and plan["current_block"] == 1
+        client.approve(plan["plan_id"])
+        plan = client.wait_plan(plan["plan_id"])
+        assert plan["status"] == "FAILED" and plan["error"]["block"] == 1
+        client.fix(plan["plan_id"], 1, [{"call_tool": "diag", "action": "echo", "params": {"message": "b"}}],
+                   feedback="echo instead")
+        client.approve(plan["plan_id"])
+        plan = client.wait_plan(plan["plan_id"])
+        assert plan["status"] == "DONE"
+        saved = client.save_as_tool(plan["plan_id"], "client_saved", {"message": "a"})
+        assert saved["run_type"] == "composite"
+        with pytest.raises(APIError) as illegal:
+            client.approve(plan["plan_id"])
+        assert illegal.value.status == 409 and "DONE" in illegal.value.detail
+        assert any(p["plan_id"] == plan["plan_id"] for p in client.plans())
