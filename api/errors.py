@@ -9,6 +9,7 @@ import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry.forge import VersionNotFound
@@ -72,6 +73,14 @@ async def _toolfleet_error(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(_body("internal_error", str(exc)), status_code=500)
 
 
+async def _model_error(_: Request, exc: Exception) -> JSONResponse:
+    """A definition built inside a handler was invalid: the client's values, so a 422, never a 500."""
+    assert isinstance(exc, ValidationError)
+    errors = [{"loc": [str(p) for p in err.get("loc", ())], "msg": err.get("msg", "")} for err in exc.errors()]
+    detail = "invalid: " + "; ".join(f"{'.'.join(e['loc'])}: {e['msg']}" for e in errors)
+    return JSONResponse(_body("invalid_request", detail, errors=errors), status_code=422)
+
+
 async def _plan_error(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(_body("invalid_plan", str(exc)), status_code=422)
 
@@ -93,6 +102,13 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
 
 
+async def _bad_data(_: Request, exc: Exception) -> JSONResponse:
+    """Values Postgres cannot store (a NUL byte in text, a number out of range): the client's input."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return JSONResponse(_body("invalid_request", f"a value in the request cannot be stored: {reason}; "
+                                                 "remove NUL bytes and out-of-range numbers"), status_code=422)
+
+
 async def _db_down(_: Request, exc: Exception) -> JSONResponse:
     log.warning("database error: %s", exc)
     return JSONResponse(
@@ -105,8 +121,10 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(e.ToolfleetError, _toolfleet_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(PlanError, _plan_error)
+    app.add_exception_handler(ValidationError, _model_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(psycopg.OperationalError, _db_down)
+    app.add_exception_handler(psycopg.DataError, _bad_data)
     try:
         from psycopg_pool import PoolTimeout
 

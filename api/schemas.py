@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from registry.definitions import CATEGORY_PATTERN, NAME_PATTERN
+
+EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,200}$")]
 
 __all__ = ["ExecuteRequest", "Rollback", "ToolCreate", "ToolUpdate"]
 
@@ -45,7 +47,7 @@ class ToolCreate(BaseModel):
     run_file: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*\.py$", description="e.g. 'introspect.py'")
     run_type: str = Field(default="python", pattern="^python$")
     module: str | None = Field(default=None, pattern=r"^executables(\.[a-z_][a-z0-9_]*)+$")
-    requires_env: list[str] = Field(default_factory=list)
+    requires_env: list[EnvName] = Field(default_factory=list)
     weight: float = Field(default=0.5, ge=0, le=1)
     enabled: bool = True
     time_limit_s: float = Field(default=60, gt=0, le=86_400)
@@ -61,7 +63,7 @@ class ToolUpdate(BaseModel):
     idempotent: bool | None = None
     rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
     description: str | None = Field(default=None, max_length=4000)
-    requires_env: list[str] | None = None
+    requires_env: list[EnvName] | None = None
     weight: float | None = Field(default=None, ge=0, le=1)
     enabled: bool | None = None
     time_limit_s: float | None = Field(default=None, gt=0, le=86_400)

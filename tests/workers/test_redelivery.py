@@ -48,11 +48,12 @@ def test_a_plan_whose_worker_is_killed_mid_step_still_finishes(start_worker, sta
             assert time.monotonic() < deadline
             time.sleep(0.05)
         first.kill()
-        second = start_worker("internal", host="planrescue", concurrency=1, env=env)
+        start_worker("internal", host="planrescue", concurrency=1, env=env)
         deadline = time.monotonic() + 60
         while (plan := c.get(f"/api/plans/{plan_id}").json())["status"] != "DONE":
             assert plan["status"] == "EXECUTING" and time.monotonic() < deadline, plan
             time.sleep(0.2)
         steps = plan["blocks"][0]["steps"]
-        assert steps[0]["attempts"] == 2 and steps[0]["worker"] == second.name
+        # picked up again by another worker (after the visibility timeout, or re-queued by a sweeper)
+        assert steps[0]["attempts"] == 2 and steps[0]["worker"] != first.name
         assert steps[1]["output"] == {"message": "after the crash"}
