@@ -6,6 +6,7 @@ Each fault runs on its own fresh embedded Postgres and redis-server (spare ports
 the machine's shared services are not touched), an API and three `internal` workers:
   kill-workers      SIGKILL a random worker (and its pool) every 2 s, starting a replacement
   restart-redis     stop the broker for 3 s in the middle of the run, then start it again (AOF on)
+  restart-rabbitmq  the same with a rabbitmq-server node of its own (durable queues, persistent messages)
   restart-postgres  stop Postgres for 3 s in the middle of the run, then start it again
 Per fault: submitted, accepted (202), refused (503 while a service was down), terminal, lost (accepted
 but not terminal at the end), ran twice (started more than once without a planned retry). Ends with
@@ -32,6 +33,51 @@ from _benchdb import free_port  # noqa: E402
 from dispatch import spawn, stop  # noqa: E402
 
 
+class OwnRabbit:
+    """A rabbitmq-server node of our own (own node name, ports, data folder), for the restart fault."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root / "rabbitmq"
+        self.port, self.dist = free_port(), free_port()
+        self.node = f"tfchaos{self.port}@localhost"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"amqp://guest:guest@127.0.0.1:{self.port}//"
+
+    def start(self) -> None:
+        import shutil
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "enabled_plugins").write_text("[].")
+        (self.root / "rabbitmq.conf").write_text(f"listeners.tcp.default = 127.0.0.1:{self.port}\n"
+                                                 "loopback_users = none\n")
+        shutil.chown(self.root, "rabbitmq", "rabbitmq")
+        for f in self.root.iterdir():
+            shutil.chown(f, "rabbitmq", "rabbitmq")
+        env = {**os.environ, "RABBITMQ_NODENAME": self.node, "RABBITMQ_NODE_PORT": str(self.port),
+               "RABBITMQ_DIST_PORT": str(self.dist), "RABBITMQ_CONFIG_FILE": str(self.root / "rabbitmq.conf"),
+               "RABBITMQ_MNESIA_BASE": str(self.root / "mnesia"), "RABBITMQ_LOG_BASE": str(self.root / "log"),
+               "RABBITMQ_ENABLED_PLUGINS_FILE": str(self.root / "enabled_plugins"),
+               "RABBITMQ_FEATURE_FLAGS_FILE": str(self.root / "ff"), "RABBITMQ_PID_FILE": str(self.root / "pid")}
+        self.proc = subprocess.Popen(["rabbitmq-server"], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        import socket
+
+        for _ in range(120):
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.5)
+        raise RuntimeError("rabbitmq-server did not start")
+
+    def stop(self) -> None:
+        subprocess.run(["rabbitmqctl", "-n", self.node, "stop"], capture_output=True, timeout=60)
+        if self.proc:
+            self.proc.wait(30)
+
+
 def run_fault(fault: str, n: int) -> dict[str, object]:
     from registry.db import connect
     from registry.migrate import migrate
@@ -41,7 +87,8 @@ def run_fault(fault: str, n: int) -> dict[str, object]:
     tmp = Path(tempfile.mkdtemp(prefix=f"toolfleet-chaos-{fault}-"))
     pg = EmbeddedPostgres(tmp / "postgres", free_port())
     pg.start(progress=False)
-    broker = EmbeddedRedis(tmp, free_port())
+    broker: EmbeddedRedis | OwnRabbit = (OwnRabbit(tmp) if fault == "restart-rabbitmq"
+                                         else EmbeddedRedis(tmp, free_port()))
     broker.start()
     env = {**os.environ, "DATABASE_URL": pg.url, "BROKER_URL": broker.url, "TOOLFLEET_STATE_DIR": str(tmp),
            "TOOLFLEET_PRELOAD_EMBEDDER": "false", "TOOLFLEET_HEARTBEAT_INTERVAL_S": "1",
@@ -103,7 +150,7 @@ def run_fault(fault: str, n: int) -> dict[str, object]:
                     victim.wait()
                     start_worker()
                 done.wait(2.0)
-        elif fault == "restart-redis":
+        elif fault in ("restart-redis", "restart-rabbitmq"):
             broker.stop()
             time.sleep(3)
             broker.start()
@@ -168,7 +215,7 @@ def run_fault(fault: str, n: int) -> dict[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=300)
-    ap.add_argument("--faults", default="kill-workers,restart-redis,restart-postgres")
+    ap.add_argument("--faults", default="kill-workers,restart-redis,restart-rabbitmq,restart-postgres")
     args = ap.parse_args()
     results = []
     for fault in args.faults.split(","):
