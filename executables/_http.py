@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from toolfleet.errors import ExecutableError, ToolTimeout
+from toolfleet.errors import ExecutableError, RetryableError, ToolTimeout
 
 __all__ = ["fetch", "post_json"]
 
@@ -29,6 +29,9 @@ def fetch(url: str, *, timeout_s: float, max_bytes: int, headers: dict[str, str]
                 return response, bytes(body)
     except httpx.TimeoutException:
         raise ToolTimeout(f"{url} did not answer within {timeout_s:g}s") from None
+    except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
+        # the connection dropped or was refused: worth another try, with backoff (TOOLFLEET_MAX_RETRIES)
+        raise RetryableError(f"could not fetch {url}: {type(exc).__name__}: {exc}", delay=1.0) from None
     except httpx.HTTPError as exc:
         raise ExecutableError(f"could not fetch {url}: {type(exc).__name__}: {exc}") from None
 
@@ -41,6 +44,8 @@ def post_json(url: str, payload: Any, *, timeout_s: float, headers: dict[str, st
                               headers={"user-agent": USER_AGENT, **(headers or {})})
     except httpx.TimeoutException:
         raise ToolTimeout(f"{what} did not answer within {timeout_s:g}s") from None
+    except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
+        raise RetryableError(f"could not reach {what}: {type(exc).__name__}: {exc}", delay=1.0) from None
     except httpx.HTTPError as exc:
         raise ExecutableError(f"could not reach {what}: {type(exc).__name__}: {exc}") from None
     if response.status_code >= 300:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.conftest import free_port
+from tests.conftest import free_port, wait_terminal
 from tests.executables.conftest import run
 from tests.executables.fakeweb import FakeWeb
 
@@ -32,8 +32,11 @@ def test_atom_fetch(tf: httpx.Client, web: FakeWeb) -> None:
 def test_bad_feeds_fail_clearly(tf: httpx.Client, web: FakeWeb) -> None:
     invalid = run(tf, "feed_rss", "fetch", {"url": f"{web.url}/not-a-feed"})
     assert invalid["status"] == "failed" and "not a valid RSS or Atom document" in invalid["error"]["message"]
-    unreachable = run(tf, "feed_rss", "fetch", {"url": f"http://127.0.0.1:{free_port()}/feed"})
+    r = tf.post("/api/form/tools/feed_rss/execute", json={"action": "fetch", "params": {
+        "url": f"http://127.0.0.1:{free_port()}/feed"}})
+    unreachable = wait_terminal(tf, r.json()["execution_id"], timeout=60)  # a refused connection is retried first
     assert unreachable["status"] == "failed" and "could not fetch" in unreachable["error"]["message"]
+    assert unreachable["retries"] == 3 and unreachable["error"]["type"] == "RetryableError"
     missing = run(tf, "feed_rss", "fetch", {"url": f"{web.url}/nothing-here"})
     assert missing["status"] == "failed" and "HTTP 404" in missing["error"]["message"]
     slow = run(tf, "feed_rss", "fetch", {"url": f"{web.url}/never", "timeout_s": 1})
