@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchdb import free_port  # noqa: E402
+from _benchdb import bench_stack  # noqa: E402
 from dispatch import pct, spawn, stop  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,35 +36,17 @@ def main() -> None:
     ap.add_argument("--sleep", type=float, default=0.2)
     args = ap.parse_args()
 
-    import tempfile
-
     from registry.db import connect
-    from registry.migrate import migrate
-    from toolfleet.services import EmbeddedPostgres, EmbeddedRedis
-    from toolfleet.settings import get_settings
+    from toolfleet.services import database_url
 
-    tmp = Path(tempfile.mkdtemp(prefix="toolfleet-scaling-"))
-    print(f"starting embedded Postgres and Redis in {tmp} ...", flush=True)
-    pg = EmbeddedPostgres(tmp / "postgres", free_port())
-    pg.start(progress=False)
-    broker = EmbeddedRedis(tmp, free_port())
-    broker.start()
-    env = {**os.environ, "DATABASE_URL": pg.url, "BROKER_URL": broker.url, "TOOLFLEET_STATE_DIR": str(tmp),
-           "TOOLFLEET_HEARTBEAT_INTERVAL_S": "1", "TOOLFLEET_PRELOAD_EMBEDDER": "false"}
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "BROKER_URL", "TOOLFLEET_STATE_DIR")})
-    get_settings.cache_clear()
-    migrate(pg.url)
-    procs: list[subprocess.Popen[bytes]] = []
     rows = []
     internal_workers: list[subprocess.Popen[bytes]] = []
-    try:
-        port = free_port()
-        procs.append(spawn([sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app", "--port", str(port),
-                            "--log-level", "warning"], env, tmp / "api.log"))
-        procs.append(spawn([sys.executable, "-m", "toolfleet", "worker", "--category", "terminal", "--concurrency",
-                            "1", "--hostname", "probehost", "--loglevel", "WARNING"], env, tmp / "terminal.log"))
-        base = f"http://127.0.0.1:{port}"
+    extra = {"TOOLFLEET_HEARTBEAT_INTERVAL_S": "1"}
+    with bench_stack([["--category", "terminal", "--concurrency", "1", "--hostname", "probehost"]], extra) as (
+            base, tmp):
+        env = {**os.environ, **extra}
         client = httpx.Client(base_url=base, timeout=60)
+        pg_url = database_url()
 
         def wait_workers(count: int) -> None:
             for _ in range(600):
@@ -102,7 +84,7 @@ def main() -> None:
             prober.start()
             ids = [client.post("/api/form/tools/diag/execute", json={"action": "sleep", "params": {
                 "seconds": args.sleep}}).json()["execution_id"] for _ in range(args.n)]
-            with connect(pg.url) as conn:
+            with connect(pg_url) as conn:
                 while True:
                     row = conn.execute(
                         "SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, "
@@ -122,11 +104,8 @@ def main() -> None:
         for r in rows:
             print(f"{r[0]:>16} {r[1]:15.2f} {r[2]:>10} {r[3]:21.1f} {r[4]:7.1f} {r[5]:>6}")
         print(f"(ideal internal throughput with sleep {args.sleep}s: {1 / args.sleep:.1f}/s per worker)")
-    finally:
-        for proc in procs + internal_workers:
+        for proc in internal_workers:
             stop(proc)
-        broker.stop()
-        pg.stop()
 
 
 if __name__ == "__main__":

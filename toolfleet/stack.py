@@ -77,6 +77,10 @@ class Stack:
 
     def start_children(self) -> None:
         s, py = self.settings, sys.executable
+        exposed = s.api_host not in ("127.0.0.1", "localhost", "::1")
+        if exposed and self.flower and not os.environ.get("FLOWER_BASIC_AUTH"):
+            raise RuntimeError(f"Flower would listen on {s.api_host} without a password; set FLOWER_BASIC_AUTH="
+                               "user:password (or start with --no-flower)")
         self.children.append(Child("api", [py, "-m", "uvicorn", "--factory", "api.app:create_app", "--host",
                                            s.api_host, "--port", str(s.api_port), "--log-level", "warning"]))
         for category in self.categories:
